@@ -1,0 +1,40 @@
+"""Small Streamlit helpers every page uses, so that each page reads as "control, call, show".
+
+- `show_figure`: a plotly figure plus a CSV download of exactly the data it draws.
+- `page_intro`: the title and the one- or two-sentence idea beside it.
+Widgets themselves are called directly in the pages with `bind="query-params"` and a short, stable key:
+that key is the URL parameter name, a public contract for shared links.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+
+def page_intro(title: str, idea: str) -> None:
+    st.title(title)
+    st.markdown(idea)
+
+
+def csv_bytes(data: pd.DataFrame) -> bytes:
+    return data.to_csv(index=False).encode("utf-8")
+
+
+def show_figure(figure: go.Figure, data: pd.DataFrame, name: str) -> None:
+    """Draw `figure` and offer `data` (the numbers behind it) as `<name>.csv`.
+
+    The download does not rerun the page (on_click="ignore"), and its bytes are built from the same
+    frame the figure was drawn from, so what you download is what you see.
+    """
+    st.plotly_chart(figure, key=f"fig_{name}", config={"displaylogo": False})
+    st.download_button(
+        "Download the data (CSV)",
+        data=csv_bytes(data),
+        file_name=f"{name}.csv",
+        mime="text/csv",
+        key=f"csv_{name}",
+        on_click="ignore",
+        icon=":material/download:",
+    )
