@@ -195,6 +195,11 @@ class SchemeScore:
     range_long: float
 
 
+def count_unique_rows(matrix: np.ndarray, decimals: int = 12) -> int:
+    """Distinct rows after rounding away float noise at 1e-12."""
+    return len(np.unique(np.round(matrix, decimals), axis=0))
+
+
 def _offset_distances(matrix: np.ndarray, offsets: tuple[int, ...], first_positions: int) -> dict[int, np.ndarray]:
     """||E(p+k) − E(p)|| for p = 0 .. first_positions-1, per offset k."""
     return {
@@ -224,8 +229,8 @@ def score_scheme(
         raise ValueError(f"need 2 <= short < long, got short={short}, long={long}")
     matrix_short = scheme_matrix(scheme, short, d_model, base)
     matrix_long = scheme_matrix(scheme, long, d_model, base)
-    unique_short = len(np.unique(np.round(matrix_short, 12), axis=0))
-    unique_long = len(np.unique(np.round(matrix_long, 12), axis=0))
+    unique_short = count_unique_rows(matrix_short)
+    unique_long = count_unique_rows(matrix_long)
 
     usable_offsets = tuple(k for k in offsets if k < short)
     first = short - max(usable_offsets)
@@ -277,3 +282,34 @@ def word_plus_position(
         "pe_energy_share": float(pe @ pe / (word @ word + pe @ pe)),
         "integer_energy_share": float(integer @ integer / (word @ word + integer @ integer)),
     }
+
+
+def binary_counter_waves(n_positions: int = 16, n_bits: int = 4, samples_per_position: int = 16):
+    """The binary-counter analogy: bits of 0..n_positions-1 and, per bit b, the cosine of the same period
+    2^(b+1) that peaks in the middle of each run of ones. Returns (positions, bits, fine_positions, waves)
+    with bits (n_positions, n_bits) and waves (len(fine_positions), n_bits)."""
+    positions = np.arange(n_positions)
+    bits = binary_positions(n_positions, n_bits)
+    fine_positions = np.linspace(0, n_positions - 1, (n_positions - 1) * samples_per_position + 1)
+    periods = 2.0 ** (np.arange(n_bits) + 1)
+    centres = 1.5 * periods / 2 - 0.5  # middle of the first run of ones of each bit
+    waves = np.cos(2 * np.pi * (fine_positions[:, None] - centres[None, :]) / periods[None, :])
+    return positions, bits, fine_positions, waves
+
+
+def overview_strides(n_rows: int, n_cols: int, max_cells: int) -> tuple[int, int]:
+    """Row and column strides that bring an n_rows × n_cols heatmap under max_cells.
+
+    Striding (every s-th row) instead of averaging, because averaging a fast sinusoid over a block
+    blurs it to zero and would show structure that is not there; the page says when it strides."""
+    if n_rows * n_cols <= max_cells:
+        return 1, 1
+    scale = np.sqrt(n_rows * n_cols / max_cells)
+    row_stride = max(1, int(np.ceil(n_rows / max(1, n_rows / scale))))
+    col_stride = max(1, int(np.ceil(n_cols / max(1, n_cols / scale))))
+    while (-(-n_rows // row_stride)) * (-(-n_cols // col_stride)) > max_cells:
+        if -(-n_rows // row_stride) >= -(-n_cols // col_stride):
+            row_stride += 1
+        else:
+            col_stride += 1
+    return row_stride, col_stride

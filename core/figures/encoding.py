@@ -1,0 +1,129 @@
+"""Figures of the Encoding matrix and Wavelengths pages: heatmaps, waves, wavelengths, the binary counter."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+DIVERGING = "RdBu_r"
+
+
+def _layout(figure: go.Figure, title: str, height: int = 420) -> go.Figure:
+    figure.update_layout(title=title, height=height, margin=dict(l=60, r=20, t=50, b=50))
+    return figure
+
+
+def encoding_heatmap(
+    matrix: np.ndarray,
+    positions: np.ndarray,
+    dimensions: np.ndarray,
+    title: str,
+    zrange: tuple[float, float] | None = (-1.0, 1.0),
+) -> go.Figure:
+    """Position × dimension heatmap. `positions` and `dimensions` label the rows and columns shown, so a
+    strided overview keeps the true axis values. Float32 keeps the payload half the size."""
+    zmin, zmax = zrange if zrange is not None else (None, None)
+    figure = go.Figure(
+        go.Heatmap(
+            z=matrix.astype(np.float32),
+            x=dimensions,
+            y=positions,
+            zmin=zmin,
+            zmax=zmax,
+            colorscale=DIVERGING,
+            colorbar=dict(title="value"),
+            hovertemplate="position %{y}<br>dimension %{x}<br>value %{z:.4f}<extra></extra>",
+        )
+    )
+    figure.update_yaxes(title="position", autorange="reversed")
+    figure.update_xaxes(title="dimension")
+    return _layout(figure, title, height=480)
+
+
+def dimension_waves(positions: np.ndarray, columns: np.ndarray, dimensions: list[int], wavelengths: np.ndarray) -> go.Figure:
+    """One line per chosen dimension over position: columns is (positions, len(dimensions))."""
+    figure = go.Figure()
+    for j, dim in enumerate(dimensions):
+        kind = "sin" if dim % 2 == 0 else "cos"
+        figure.add_trace(
+            go.Scatter(
+                x=positions,
+                y=columns[:, j],
+                mode="lines",
+                name=f"dim {dim} ({kind}, λ={wavelengths[j]:.4g})",
+            )
+        )
+    figure.update_xaxes(title="position")
+    figure.update_yaxes(title="PE value", range=[-1.05, 1.05])
+    return _layout(figure, "Each dimension is a wave of its own wavelength")
+
+
+def position_vector(vector: np.ndarray, position: int) -> go.Figure:
+    figure = go.Figure(go.Bar(x=np.arange(vector.size), y=vector, marker_color="#4C78A8"))
+    figure.update_xaxes(title="dimension")
+    figure.update_yaxes(title="PE value", range=[-1.05, 1.05])
+    return _layout(figure, f"The full vector PE({position})", height=320)
+
+
+def wavelength_plot(pair_index: np.ndarray, wavelengths: np.ndarray, base: float, d_model: int) -> go.Figure:
+    """Wavelength per sin/cos pair on a log axis, with the shortest and longest marked by value."""
+    figure = make_subplots(specs=[[{"secondary_y": True}]])
+    figure.add_trace(
+        go.Scatter(x=pair_index, y=wavelengths, mode="lines+markers", marker=dict(size=4), name="wavelength λ_i"),
+        secondary_y=False,
+    )
+    figure.add_trace(
+        go.Scatter(
+            x=pair_index, y=1.0 / wavelengths, mode="lines", line=dict(dash="dot"), name="frequency 1/λ_i (cycles per position)"
+        ),
+        secondary_y=True,
+    )
+    for value, label, position in ((wavelengths[0], "shortest", "top right"), (wavelengths[-1], "longest", "bottom right")):
+        figure.add_hline(y=value, line_dash="dash", line_color="grey", annotation_text=f"{label}: {value:,.4g}", annotation_position=position)
+    figure.update_xaxes(title="pair index i (dimensions 2i and 2i+1)")
+    figure.update_yaxes(title="wavelength in positions (log)", type="log", secondary_y=False)
+    figure.update_yaxes(title="frequency (log)", type="log", secondary_y=True, showgrid=False)
+    return _layout(figure, f"Wavelengths 2π·base^(2i/d) for base={base:g}, d_model={d_model}", height=460)
+
+
+def binary_counter(positions: np.ndarray, bits: np.ndarray, fine_positions: np.ndarray, waves: np.ndarray) -> go.Figure:
+    """Bits of 0..N (left) beside sinusoids of the same periods 2, 4, 8, ... (right)."""
+    n_bits = bits.shape[1]
+    figure = make_subplots(
+        rows=1, cols=2, column_widths=[0.35, 0.65], subplot_titles=("bits of the position", "sinusoids of matching periods")
+    )
+    figure.add_trace(
+        go.Heatmap(
+            z=bits.astype(np.int8),
+            x=[f"bit {b} (period {2 ** (b + 1)})" for b in range(n_bits)],
+            y=positions,
+            colorscale=[[0, "#F2F2F2"], [1, "#4C78A8"]],
+            showscale=False,
+            texttemplate="%{z}",
+            hovertemplate="position %{y}<br>%{x}<br>value %{z}<extra></extra>",
+        ),
+        row=1,
+        col=1,
+    )
+    for b in range(n_bits):
+        offset = 2.5 * b
+        figure.add_trace(
+            go.Scatter(
+                x=fine_positions, y=waves[:, b] + offset, mode="lines", name=f"period {2 ** (b + 1)}", legendgroup=str(b)
+            ),
+            row=1,
+            col=2,
+        )
+        figure.add_trace(
+            go.Scatter(
+                x=positions, y=bits[:, b] * 2 - 1 + offset, mode="lines", line=dict(shape="hv", dash="dot", width=1),
+                name=f"bit {b}", legendgroup=str(b), showlegend=False,
+            ),
+            row=1,
+            col=2,
+        )
+    figure.update_yaxes(autorange="reversed", title="position", row=1, col=1)
+    figure.update_xaxes(title="position", row=1, col=2)
+    figure.update_yaxes(showticklabels=False, row=1, col=2)
+    return _layout(figure, "The low bit flips fastest, like the first pair of dimensions", height=480)
