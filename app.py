@@ -1,15 +1,13 @@
-"""PE Lab entry point: `streamlit run app.py`. One st.Page per script in pages/; the file names are a contract."""
+"""PE Lab entry point: `streamlit run app.py`. One st.Page per script in pages/ (ui.rooms lists them)."""
 
 import streamlit as st
 
+from ui.rooms import built_rooms
+
 st.set_page_config(page_title="PE Lab", page_icon=":material/waves:", layout="wide")
 
-PAGES = {
-    "Story": [st.Page("pages/home.py", title="Home", icon=":material/home:", default=True)],
-    "Positional encoding": [
-        st.Page("pages/encoding_matrix.py", title="Encoding matrix", icon=":material/grid_on:"),
-        st.Page("pages/wavelengths.py", title="Wavelengths", icon=":material/waves:"),
-    ],
-}
+sections: dict[str, list[st.Page]] = {"Story": [st.Page("pages/home.py", title="Home", icon=":material/home:", default=True)]}
+for room in built_rooms():
+    sections.setdefault(room.section, []).append(st.Page(room.path, title=room.title, icon=room.icon))
 
-st.navigation(PAGES).run()
+st.navigation(sections).run()

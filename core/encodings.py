@@ -6,6 +6,7 @@ from `sinusoidal` here. Positions are 0-based everywhere.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -152,13 +153,20 @@ def learned_table(n_positions: int, d_model: int, max_positions: int = 4096, see
             f"a learned table of max_positions={max_positions} has no row for position {max_positions}; "
             f"got n_positions={n_positions}"
         )
+    return _initial_table(max_positions, d_model, seed)[:n_positions].copy()
+
+
+@functools.lru_cache(maxsize=4)
+def _initial_table(max_positions: int, d_model: int, seed: int) -> np.ndarray:
     rng = np.random.default_rng(seed)
     table = rng.standard_normal((max_positions, d_model))
     outside = np.abs(table) > 2.0
     while outside.any():  # redraw until every entry lies within ±2σ
         table[outside] = rng.standard_normal(int(outside.sum()))
         outside = np.abs(table) > 2.0
-    return 0.02 * table[:n_positions]
+    table *= 0.02
+    table.flags.writeable = False  # shared by the cache: callers get copies
+    return table
 
 
 SCHEMES = ("pos/(T-1)", "integer", "binary", "learned (init)", "sinusoidal")
@@ -196,8 +204,9 @@ class SchemeScore:
 
 
 def count_unique_rows(matrix: np.ndarray, decimals: int = 12) -> int:
-    """Distinct rows after rounding away float noise at 1e-12."""
-    return len(np.unique(np.round(matrix, decimals), axis=0))
+    """Distinct rows after rounding away float noise at 1e-12 (hashing rows: a sort over 1024 columns is slow)."""
+    rounded = np.ascontiguousarray(np.round(matrix, decimals) + 0.0)  # + 0.0 turns -0.0 into 0.0
+    return len({row.tobytes() for row in rounded})
 
 
 def _offset_distances(matrix: np.ndarray, offsets: tuple[int, ...], first_positions: int) -> dict[int, np.ndarray]:

@@ -1,17 +1,8 @@
 """Home: the story of why a Transformer needs positional encoding, with a link to each room of the lab."""
 
-from pathlib import Path
-
 import streamlit as st
 
-ROOT = Path(__file__).resolve().parents[1]
-ROOMS = [
-    ("pages/encoding_matrix.py", "Encoding matrix", "the sinusoidal matrix, its waves, and the naive schemes it replaced"),
-    ("pages/wavelengths.py", "Wavelengths", "from 2π to almost base·2π, and the binary counter it smooths"),
-    ("pages/similarity.py", "Similarity vs offset", "PE(t)·PE(t+k) depends on k alone, and PE(t+k) is a rotation of PE(t)"),
-    ("pages/softmax_saturation.py", "Softmax saturation", "why attention divides q·k by √d_k"),
-    ("pages/fault_lab.py", "Fault lab", "does positional encoding help a bearing-fault classifier? Measure it"),
-]
+from ui.rooms import built_rooms
 
 st.title("PE Lab")
 st.markdown(
@@ -66,6 +57,5 @@ st.markdown(
 )
 
 st.header("The rooms of the lab")
-for path, title, what in ROOMS:
-    if (ROOT / path).exists():
-        st.page_link(path, label=f"**{title}**: {what}")
+for room in built_rooms():
+    st.page_link(room.path, label=f"**{room.title}**: {room.blurb}", icon=room.icon)

@@ -23,9 +23,10 @@ def test_home_tells_the_story_and_links_every_page():
     assert any("context" in h for h in headers)
     text = " ".join(m.value for m in at.markdown)
     assert "0-based" in text and "Transformer-XL" in text and "parallel" in text
-    links = [link.proto.page for link in at.get("page_link")]
+    links = [link.proto.label for link in at.get("page_link")]
     existing = [p for p in PAGE_FILES[1:] if (ROOT / p).exists()]
     assert len(links) == len(existing) >= 2
+    assert any("Encoding matrix" in label for label in links)
 
 
 def test_every_page_runs_through_navigation():
