@@ -208,9 +208,9 @@ def _random_split(
 ) -> tuple[dict[str, np.ndarray], dict[str, None]]:
     length = len(recording.signal)
     all_starts = rng.permutation(_window_starts(length, window, stride))
-    n_train, n_val, _ = _random_counts(all_starts.size, split)
-    if min(_random_counts(all_starts.size, split)) < 1:
-        n_needed = 1
+    n_train, n_val, n_test = _random_counts(all_starts.size, split)
+    if min(n_train, n_val, n_test) < 1:
+        n_needed = all_starts.size + 1
         while min(_random_counts(n_needed, split)) < 1:
             n_needed += 1
         _raise_too_short(recording, window, length, window + (n_needed - 1) * stride, "random")
