@@ -1,0 +1,309 @@
+"""Session state and cached loaders of the Fault lab page.
+
+The current data, the running job and the last results live in st.session_state under keys that no
+widget owns (a widget's key is dropped when its page is left), so they survive switching pages. Data
+replaces the current data only when it loaded without error: a bad upload shows its message and
+loses nothing the user already had.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import tempfile
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from core import vibration
+from core.vibration import DataError, Recording
+
+DATA_KEY = "_fault_lab_data"
+JOB_KEY = "_fault_lab_job"
+RESULTS_KEY = "_fault_lab_results"
+WEIGHTS_KEY = "_fault_lab_weights"
+MESSAGE_KEY = "_fault_lab_message"
+
+
+@dataclass
+class LoadedData:
+    """The recordings the lab works on, and how they were obtained (for the JSON config and the page)."""
+
+    recordings: list[Recording]
+    source: str  # synthetic, cwru, seu, csv
+    description: str
+    settings: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    uid: str = field(default_factory=lambda: uuid.uuid4().hex)  # a cheap cache key for this data
+
+    @property
+    def labels(self) -> list[str]:
+        return list(dict.fromkeys(r.label for r in self.recordings))
+
+    @property
+    def loads(self) -> list[int]:
+        return sorted({int(r.meta["load_hp"]) for r in self.recordings if r.meta.get("load_hp") is not None})
+
+
+def current_data() -> LoadedData | None:
+    return st.session_state.get(DATA_KEY)
+
+
+def replace_data(loader: Callable[[], LoadedData]) -> bool:
+    """Run `loader`; on success it becomes the current data, on a DataError the page shows why and the
+    current data stays. Any other exception is a bug and is reported as one, not swallowed."""
+    try:
+        data = loader()
+    except DataError as error:
+        st.session_state[MESSAGE_KEY] = ("error", str(error))
+        return False
+    st.session_state[DATA_KEY] = data
+    st.session_state[MESSAGE_KEY] = ("success", f"Loaded {data.description}.")
+    return True
+
+
+def show_message() -> None:
+    message = st.session_state.get(MESSAGE_KEY)
+    if message:
+        kind, text = message
+        (st.error if kind == "error" else st.success)(text)
+
+
+# --- loaders (cached: the same data serves every visitor without a second copy) --------------------
+
+
+@st.cache_resource(max_entries=4, show_spinner="Generating the synthetic set…")
+def _synthetic(seed: int, loads: tuple[int, ...]) -> list[Recording]:
+    return vibration.synthetic_bearing_set(seed=seed, loads=loads)
+
+
+def synthetic(seed: int, loads: Sequence[int]) -> LoadedData:
+    loads = tuple(sorted(loads)) or (0,)
+    return LoadedData(
+        _synthetic(seed, loads),
+        "synthetic",
+        f"the built-in synthetic set (seed {seed}, loads {', '.join(map(str, loads))} HP)",
+        {"dataset": "synthetic", "seed": seed, "loads": list(loads)},
+    )
+
+
+@st.cache_resource(max_entries=2, show_spinner="Reading the CWRU files…")
+def _cwru_folder(folder: str, loads: tuple[int, ...], channel: str) -> tuple[list[Recording], list[str]]:
+    recordings = vibration.load_cwru(folder, loads=loads, channel=channel, allow_missing=True)
+    return list(recordings), list(recordings.missing)
+
+
+def cwru_folder(folder: str, loads: Sequence[int], channel: str) -> LoadedData:
+    loads = tuple(sorted(loads)) or (0,)
+    recordings, missing = _cwru_folder(str(Path(folder).expanduser()), loads, channel)
+    notes = [f"Missing files, left out: {', '.join(missing)}."] if missing else []
+    return LoadedData(
+        recordings, "cwru", f"CWRU {channel} at {', '.join(map(str, loads))} HP ({len(recordings)} files)",
+        {"dataset": "cwru", "loads": list(loads), "channel": channel, "folder": "local"}, notes,
+    )
+
+
+def cwru_uploads(files: Sequence[Any], loads: Sequence[int], channel: str) -> LoadedData:
+    """Uploaded .mat files must keep their official names (97.mat, 105.mat, ...): the name says the class."""
+    if not files:
+        raise DataError("Choose one or more CWRU .mat files first (named by their number, e.g. 105.mat).")
+    with tempfile.TemporaryDirectory(prefix="pe-lab-cwru-") as folder:
+        for upload in files:
+            (Path(folder) / Path(upload.name).name).write_bytes(upload.getvalue())
+        recordings = vibration.load_cwru(folder, loads=tuple(sorted(loads)) or (0,), channel=channel, allow_missing=True)
+    notes = [f"Not uploaded, left out: {', '.join(recordings.missing)}."] if recordings.missing else []
+    return LoadedData(
+        list(recordings), "cwru", f"{len(recordings)} uploaded CWRU files ({channel})",
+        {"dataset": "cwru", "loads": sorted(loads), "channel": channel, "folder": "upload"}, notes,
+    )
+
+
+def csv_uploads(files: Sequence[Any], sample_rate: float | None) -> LoadedData:
+    """Every uploaded CSV is read; one bad file fails the whole load with its name in the message."""
+    if not files:
+        raise DataError("Choose one or more CSV files first, or download the example below to see the format.")
+    recordings: list[Recording] = []
+    for upload in files:
+        try:
+            recordings += _csv(upload.getvalue(), upload.name, sample_rate)
+        except DataError as error:
+            raise DataError(f"{upload.name}: {error}") from None
+    notes = []
+    if any(r.meta.get("sample_rate_assumed") for r in recordings):
+        notes.append("No time column and no sample rate given: 12 000 Hz was assumed.")
+    names = ", ".join(upload.name for upload in files)
+    return LoadedData(
+        recordings, "csv", f"{len(recordings)} recordings from {names}",
+        {"dataset": "csv", "files": [upload.name for upload in files], "sample_rate": sample_rate}, notes,
+    )
+
+
+@st.cache_data(max_entries=8, show_spinner=False, hash_funcs={bytes: lambda b: hashlib.sha1(b).hexdigest()})
+def _csv(raw: bytes, name: str, sample_rate: float | None) -> list[Recording]:
+    stem = Path(name).stem
+    return vibration.read_vibration_csv(raw, name=stem, sample_rate=sample_rate)
+
+
+def seu_folder(folder: str, condition: str, channel: int, sample_rate: float) -> LoadedData:
+    recordings = vibration.load_seu(Path(folder).expanduser(), condition=condition, channel=channel, sample_rate=sample_rate)
+    return LoadedData(
+        list(recordings), "seu", f"SEU bearing set, condition {condition}, channel {channel}",
+        {"dataset": "seu", "condition": condition, "channel": channel, "sample_rate": sample_rate},
+        ["The SEU comparison has not been run on the real files here: they could not be obtained."],
+    )
+
+
+@st.cache_data(max_entries=4, show_spinner=False)
+def window_counts(data_uid: str, _recordings: list[Recording], window: int, mode: str) -> dict[str, dict[str, int]]:
+    """Windows per class and split for the explorer, cached per data set (keyed by its uid: hashing
+    the recordings themselves would cost more than cutting them)."""
+    return vibration.make_windows(_recordings, window=window, mode=mode).counts
+
+
+# --- downloads and SEU --------------------------------------------------------------------------------
+
+DOWNLOAD_DIR = Path.home() / ".cache" / "pe-lab" / "cwru"
+SEU_DEFAULT_RATE = 5120.0
+
+
+def cwru_download(folder: str, loads: Sequence[int], channel: str, bar: Any) -> LoadedData:
+    """Fetch the official files of these loads (skipping valid ones already there), then load them."""
+    from core.vibration.cwru import catalogue_files
+
+    loads = tuple(sorted(loads)) or (0,)
+    files = [entry.filename for entry in catalogue_files(loads)]
+
+    def progress(*report: Any) -> None:
+        done, total = lab_progress(report, len(files))
+        bar.progress(min(1.0, done / max(1, total)), text=f"Downloaded {done} of {total} files")
+
+    vibration.download_cwru(Path(folder).expanduser(), files=files, progress=progress)
+    bar.progress(1.0, text="Download complete")
+    return cwru_folder(folder, loads, channel)
+
+
+def lab_progress(report: tuple, n_files: int) -> tuple[int, int]:
+    """(files done, files in all) from whatever the downloader's progress callback reports."""
+    numbers = [value for value in report if isinstance(value, (int, float)) and not isinstance(value, bool)]
+    if len(numbers) >= 2:
+        return int(numbers[0]), int(numbers[1])
+    return (int(numbers[0]) if numbers else 0), n_files
+
+
+# --- the experiment -----------------------------------------------------------------------------------
+
+DEFAULT_EPOCHS = 8
+
+
+def device_name() -> str:
+    from core.training import describe_device, pick_device
+
+    return describe_device(pick_device(None))
+
+
+def training_threads() -> int:
+    """Leave one core to the Streamlit server: on a 2-core host two training threads beside the server
+    were measured to slow training many-fold."""
+    return max(1, (os.cpu_count() or 2) - 1)
+
+
+def _d_model(choice: Any, patch: int) -> int | None:
+    return None if choice == "= patch" else int(choice)
+
+
+def plan_problem(models: Sequence[str], window: int, patch: int, d_model_choice: Any, n_heads: int) -> str | None:
+    """What is wrong with these settings, in words, or None."""
+    if not models:
+        return "Choose at least one model."
+    if window % patch:
+        return f"The window ({window}) must be a multiple of the patch ({patch})."
+    widths = {patch} if {"A", "A+PE"} & set(models) else set()
+    if set(models) - {"A", "A+PE", "CNN"}:
+        widths.add(_d_model(d_model_choice, patch) or patch)
+    bad = sorted(w for w in widths if w % n_heads)
+    if bad:
+        return f"{n_heads} heads must divide every encoder width; d_model {bad[0]} does not split into {n_heads} heads."
+    return None
+
+
+def start_experiment(
+    data: LoadedData, models: Sequence[str], tokens: str, split: str, window: int, patch: int, d_model_choice: Any,
+    n_heads: int, n_layers: int, epochs: int, n_seeds: int, learning_rate: float,
+):
+    from core import jobs
+    from core.models import ModelConfig
+    from core.training import TrainConfig
+
+    config = TrainConfig(
+        model=ModelConfig(patch=patch, tokens=tokens, d_model=_d_model(d_model_choice, patch), n_heads=n_heads, n_layers=n_layers),
+        epochs=epochs, learning_rate=learning_rate, threads=training_threads(),
+    )
+    recordings = data.recordings
+    plan = jobs.Plan(
+        data=lambda: vibration.make_windows(recordings, window=window, mode=split),
+        models=list(models), seeds=list(range(n_seeds)), config=config,
+        data_settings={**data.settings, "source": data.description},
+    )
+    return jobs.start(plan)
+
+
+def collect(job: Any) -> None:
+    """Move a finished job's results (and weights, when it kept them) into the session; report failures."""
+    status = job.status()
+    result = job.result()
+    if status.state == "failed":
+        st.session_state[MESSAGE_KEY] = ("error", f"The experiment failed: {status.error}")
+    elif result is not None:
+        st.session_state[RESULTS_KEY] = result
+        weights = getattr(job, "weights", None)
+        st.session_state[WEIGHTS_KEY] = _weights_bytes(weights()) if callable(weights) else None
+        if status.state == "stopped":
+            st.session_state[MESSAGE_KEY] = ("success", "Stopped: the results of the finished runs are shown.")
+    elif status.state == "stopped":
+        st.session_state[MESSAGE_KEY] = ("success", "Stopped before any run finished; earlier results are kept.")
+    st.session_state.pop(JOB_KEY, None)
+
+
+def _weights_bytes(state_dicts: dict[str, Any]) -> bytes | None:
+    if not state_dicts:
+        return None
+    import torch  # only once there are weights: the explainer pages never pay for torch
+
+    buffer = io.BytesIO()
+    torch.save(state_dicts, buffer)
+    return buffer.getvalue()
+
+
+# --- views of the results JSON ------------------------------------------------------------------------
+
+
+def per_model(results: dict[str, Any]):
+    """Confusion matrices summed over seeds and per-class F1 averaged over seeds, per model."""
+    matrices: dict[str, Any] = {}
+    f1: dict[str, list] = {}
+    for run in results["runs"]:
+        matrix = np.asarray(run["confusion_matrix"])
+        matrices[run["model"]] = matrices.get(run["model"], 0) + matrix
+        f1.setdefault(run["model"], []).append(run["per_class_f1"])
+    return matrices, {model: list(np.mean(scores, axis=0)) for model, scores in f1.items()}
+
+
+def confusion_frame(matrices: dict[str, Any], class_names: Sequence[str]):
+    rows = []
+    for model, matrix in matrices.items():
+        for i, true in enumerate(class_names):
+            for j, predicted in enumerate(class_names):
+                rows.append({"model": model, "true": true, "predicted": predicted, "windows": int(matrix[i][j])})
+    return pd.DataFrame(rows)
+
+
+def runs_frame(results: dict[str, Any]):
+    keys = ("model", "seed", "accuracy", "precision", "recall", "f1", "epochs", "train_seconds", "windows_per_second", "device")
+    return pd.DataFrame([{key: run[key] for key in keys} for run in results["runs"]])
