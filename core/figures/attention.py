@@ -1,0 +1,172 @@
+"""Figures of the Softmax saturation page: saturation, Jacobian collapse, Var(q·k), one row, the cost.
+
+Two-panel figures set their axes in one layout dict instead of `make_subplots`, which costs ~100 ms a
+figure in plotly's property validation and would eat most of the page's time budget.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+DIVERGING = "RdBu_r"
+SCALED, UNSCALED, THEORY = "#4C78A8", "#E45756", "black"
+MARGIN = dict(l=60, r=20, t=70, b=50)
+
+
+def _axis(title: str, **extra) -> dict:
+    return dict(title=dict(text=title), **extra)
+
+
+def _two_panels(title: str, height: int, left_title: str, right_title: str, gap: float = 0.12) -> dict:
+    """Layout of two side-by-side panels: traces go on (x, y) and (x2, y2); the panel titles sit above."""
+    half = (1.0 - gap) / 2
+    panel_titles = [
+        dict(text=text, x=x, y=1.0, xref="paper", yref="paper", xanchor="center", yanchor="bottom", showarrow=False)
+        for text, x in ((left_title, half / 2), (right_title, 1.0 - half / 2))
+    ]
+    return dict(
+        title=dict(text=title),
+        height=height,
+        margin=MARGIN,
+        xaxis=dict(domain=[0.0, half], anchor="y"),
+        yaxis=dict(anchor="x"),
+        xaxis2=dict(domain=[1.0 - half, 1.0], anchor="y2"),
+        yaxis2=dict(anchor="x2"),
+        annotations=panel_titles,
+        legend=dict(orientation="h", y=-0.2),
+    )
+
+
+def saturation_curves(a: np.ndarray, outputs: np.ndarray, marked_a: float | None = None) -> go.Figure:
+    """softmax([a, a, 2a]) against a: outputs is (len(a), 3); y1 = y2, so one line covers both."""
+    traces = [
+        go.Scatter(x=a, y=outputs[:, 2], mode="lines", name="y3 (score 2a)", line=dict(color=UNSCALED)),
+        go.Scatter(x=a, y=outputs[:, 0], mode="lines", name="y1 = y2 (score a)", line=dict(color=SCALED)),
+    ]
+    if marked_a is not None:
+        traces.append(
+            go.Scatter(x=[marked_a, marked_a], y=[0.0, 1.0], mode="lines", line=dict(color="grey", dash="dot"),
+                       name=f"a = {marked_a:g}")
+        )
+    layout = dict(
+        title=dict(text="Scores [a, a, 2a]: the largest output runs to 1 as a grows"),
+        height=400,
+        margin=MARGIN,
+        xaxis=_axis("a (log)", type="log"),
+        yaxis=_axis("softmax output", range=[-0.02, 1.02]),
+    )
+    return go.Figure(traces, layout)
+
+
+def jacobian_collapse(a: np.ndarray, max_abs: np.ndarray, norm: np.ndarray) -> go.Figure:
+    """Largest |∂y_i/∂s_j| and the Frobenius norm of the Jacobian against a, both on log axes."""
+    traces = [
+        go.Scatter(x=a, y=max_abs, mode="lines", name="largest |∂y_i/∂s_j|", line=dict(color=UNSCALED)),
+        go.Scatter(x=a, y=norm, mode="lines", name="‖J‖ (Frobenius)", line=dict(color=SCALED, dash="dash")),
+    ]
+    layout = dict(
+        title=dict(text="The Jacobian diag(y) − y·yᵀ collapses: the vanishing gradient"),
+        height=400,
+        margin=MARGIN,
+        xaxis=_axis("a (log)", type="log"),
+        yaxis=_axis("Jacobian size (log)", type="log", exponentformat="power"),
+    )
+    return go.Figure(traces, layout)
+
+
+def variance_vs_dk(d_k: np.ndarray, unscaled: np.ndarray, scaled: np.ndarray, theory: np.ndarray) -> go.Figure:
+    """Monte Carlo Var(q·k) and Var(q·k/√d_k) against d_k, beside the theory lines d_k and 1."""
+    traces = [
+        go.Scatter(x=d_k, y=theory, mode="lines", line=dict(color=THEORY, dash="dash"), name="theory d_k"),
+        go.Scatter(x=d_k, y=np.ones_like(theory), mode="lines", line=dict(color=THEORY, dash="dot"), name="theory 1"),
+        go.Scatter(x=d_k, y=unscaled, mode="markers", marker=dict(size=9, color=UNSCALED), name="Var(q·k), measured"),
+        go.Scatter(x=d_k, y=scaled, mode="markers", marker=dict(size=9, color=SCALED), name="Var(q·k/√d_k), measured"),
+    ]
+    layout = dict(
+        title=dict(text="Var(q·k) = d_k; dividing by √d_k brings it back to 1"),
+        height=420,
+        margin=MARGIN,
+        xaxis=_axis("d_k (log)", type="log"),
+        yaxis=_axis("variance (log)", type="log"),
+    )
+    return go.Figure(traces, layout)
+
+
+def sharpness_vs_dk(
+    d_k: np.ndarray,
+    entropy_unscaled: np.ndarray,
+    entropy_scaled: np.ndarray,
+    entropy_uniform: float,
+    max_weight_unscaled: np.ndarray,
+    max_weight_scaled: np.ndarray,
+) -> go.Figure:
+    """Attention entropy (left) and largest weight (right) against d_k, with and without 1/√d_k."""
+    traces = []
+    for axes, unscaled, scaled in (("", entropy_unscaled, entropy_scaled), ("2", max_weight_unscaled, max_weight_scaled)):
+        first = axes == ""
+        traces += [
+            go.Scatter(x=d_k, y=unscaled, mode="lines+markers", line=dict(color=UNSCALED), name="q·k",
+                       legendgroup="unscaled", showlegend=first, xaxis=f"x{axes}", yaxis=f"y{axes}"),
+            go.Scatter(x=d_k, y=scaled, mode="lines+markers", line=dict(color=SCALED), name="q·k/√d_k",
+                       legendgroup="scaled", showlegend=first, xaxis=f"x{axes}", yaxis=f"y{axes}"),
+        ]
+    traces.append(
+        go.Scatter(x=[d_k[0], d_k[-1]], y=[entropy_uniform, entropy_uniform], mode="lines",
+                   line=dict(color="grey", dash="dot"), name="uniform: log n")
+    )
+    layout = _two_panels(
+        "Without the scaling, attention collapses onto one key as d_k grows", 420,
+        "entropy of the weights (nats)", "largest weight",
+    )
+    layout["xaxis"].update(_axis("d_k (log)", type="log"))
+    layout["xaxis2"].update(_axis("d_k (log)", type="log"))
+    layout["yaxis2"].update(range=[0, 1.02])
+    return go.Figure(traces, layout)
+
+
+def softmax_row(scores: np.ndarray, probabilities: np.ndarray, gradient: np.ndarray) -> go.Figure:
+    """Softmax outputs as bars (left) and ∂y_i/∂s_j as a heatmap (right)."""
+    keys = np.arange(scores.size)
+    limit = float(np.abs(gradient).max()) or 1.0
+    traces = [
+        go.Bar(x=keys, y=probabilities, marker_color=SCALED, name="y_i",
+               text=[f"{p:.3f}" for p in probabilities], textposition="outside"),
+        go.Heatmap(z=gradient, x=keys, y=keys, zmin=-limit, zmax=limit, colorscale=DIVERGING, xaxis="x2", yaxis="y2",
+                   colorbar=dict(title=dict(text="∂y/∂s")), hovertemplate="i %{y}<br>j %{x}<br>%{z:.3g}<extra></extra>"),
+    ]
+    layout = _two_panels("One row of scores", 380, "softmax outputs y_i", "gradient ∂y_i/∂s_j")
+    layout["xaxis"].update(_axis("score index i"))
+    layout["yaxis"].update(range=[0, 1.1])
+    layout["xaxis2"].update(_axis("score j"))
+    layout["yaxis2"].update(_axis("output i", autorange="reversed"))
+    layout["showlegend"] = False
+    return go.Figure(traces, layout)
+
+
+def attention_cost(
+    n: np.ndarray,
+    explicit_seconds: np.ndarray,
+    fused_seconds: np.ndarray,
+    explicit_bytes: np.ndarray,
+    fused_bytes: np.ndarray,
+    memory_title: str,
+) -> go.Figure:
+    """Time (left) and memory (right) of one attention call against n, explicit vs fused, log-log."""
+    traces = []
+    for axes, explicit, fused in (("", explicit_seconds, fused_seconds), ("2", explicit_bytes, fused_bytes)):
+        first = axes == ""
+        traces += [
+            go.Scatter(x=n, y=explicit, mode="lines+markers", line=dict(color=UNSCALED), name="explicit softmax(QKᵀ/√d)·V",
+                       legendgroup="explicit", showlegend=first, xaxis=f"x{axes}", yaxis=f"y{axes}"),
+            go.Scatter(x=n, y=fused, mode="lines+markers", line=dict(color=SCALED), name="fused scaled_dot_product_attention",
+                       legendgroup="fused", showlegend=first, xaxis=f"x{axes}", yaxis=f"y{axes}"),
+        ]
+    layout = _two_panels(
+        "The price of attention: O(n²·d) time, and n² memory unless fused", 420, "time of one call (s)", memory_title
+    )
+    for axis in ("xaxis", "xaxis2"):
+        layout[axis].update(_axis("sequence length n (log)", type="log"))
+    for axis in ("yaxis", "yaxis2"):
+        layout[axis].update(type="log", exponentformat="power")
+    return go.Figure(traces, layout)

@@ -1,0 +1,77 @@
+"""Figures of the Similarity page: score against offset, the position × position matrix, the shift check.
+
+Each figure is built from one layout dict: plotly's update_* calls validate property paths one by one
+and cost tens of milliseconds a figure, which the page's time budget cannot spare.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+DIVERGING = "RdBu_r"
+
+
+def _layout(title: str, x_title: str, y_title: str, height: int = 420, **axes) -> dict:
+    """One-panel layout; `axes` may hold extra xaxis=... / yaxis=... settings."""
+    return dict(
+        title=dict(text=title),
+        height=height,
+        margin=dict(l=60, r=20, t=50, b=50),
+        xaxis=dict(title=dict(text=x_title), **axes.get("xaxis", {})),
+        yaxis=dict(title=dict(text=y_title), **axes.get("yaxis", {})),
+    )
+
+
+def offset_curves(
+    offsets: np.ndarray,
+    starts: np.ndarray,
+    curves: np.ndarray,
+    y_title: str,
+    title: str,
+    closed_form: np.ndarray | None = None,
+    closed_form_label: str = "closed form",
+) -> go.Figure:
+    """One line per start t over offset k (curves is (len(starts), len(offsets))), and the closed form as
+    dots on top: when the lines coincide the score depends on k alone."""
+    traces = [go.Scatter(x=offsets, y=curves[row], mode="lines", name=f"t = {start}") for row, start in enumerate(starts)]
+    if closed_form is not None:
+        traces.append(
+            go.Scatter(
+                x=offsets, y=closed_form, mode="markers", marker=dict(size=5, color="black", symbol="circle-open"),
+                name=closed_form_label,
+            )
+        )
+    return go.Figure(traces, _layout(title, "offset k", y_title))
+
+
+def similarity_heatmap(matrix: np.ndarray, positions: np.ndarray, title: str, value_label: str) -> go.Figure:
+    """Position × position heatmap; `positions` labels the rows and columns kept (strided when large).
+    The colour scale is centred on 0 so positive and negative scores read alike. Float32 halves the payload."""
+    limit = float(np.abs(matrix).max()) or 1.0
+    heatmap = go.Heatmap(
+        z=matrix.astype(np.float32),
+        x=positions,
+        y=positions,
+        zmin=-limit,
+        zmax=limit,
+        colorscale=DIVERGING,
+        colorbar=dict(title=dict(text=value_label)),
+        hovertemplate="m %{y}<br>n %{x}<br>" + value_label + " %{z:.4f}<extra></extra>",
+    )
+    layout = _layout(title, "position n", "position m", height=520, yaxis=dict(autorange="reversed", scaleanchor="x"))
+    return go.Figure(heatmap, layout)
+
+
+def shift_vectors(pe_start: np.ndarray, shifted: np.ndarray, pe_target: np.ndarray, start: int, offset: int) -> go.Figure:
+    """PE(t), M_k·PE(t) and PE(t+k) over the dimensions: the last two lie on top of each other."""
+    dimensions = np.arange(pe_start.size)
+    traces = [
+        go.Scatter(x=dimensions, y=pe_start, mode="lines", line=dict(color="#BBBBBB"), name=f"PE({start})"),
+        go.Scatter(x=dimensions, y=pe_target, mode="lines", line=dict(width=4, color="#4C78A8"), name=f"PE({start + offset})"),
+        go.Scatter(
+            x=dimensions, y=shifted, mode="markers", marker=dict(size=4, color="#E45756"), name=f"M_{offset}·PE({start})"
+        ),
+    ]
+    title = f"One rotation carries PE({start}) to PE({start + offset})"
+    return go.Figure(traces, _layout(title, "dimension", "value", height=360, yaxis=dict(range=[-1.05, 1.05])))
