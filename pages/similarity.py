@@ -1,0 +1,167 @@
+"""Similarity vs offset: PE(t)·PE(t+k) depends on k alone, one rotation M_k shifts every position, and
+how a learned table, RoPE, ALiBi and complex embeddings see distance."""
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from core import attention, encodings, similarity
+from core.figures import similarity as figures
+from ui.common import page_intro, show_figure
+
+BASES = [10, 100, 1_000, 10_000, 100_000, 1_000_000]
+MAX_SIDE = 256  # heatmaps beyond 256 × 256 cells are strided (≈0.35 MB of figure data each)
+N_STARTS = 4
+OTHER_SCHEMES = [scheme for scheme in similarity.SCHEMES if scheme != "sinusoidal"]
+
+
+def curve_starts(n_positions: int) -> np.ndarray:
+    return np.unique(np.linspace(0, n_positions - 1, N_STARTS).round().astype(int))
+
+
+@st.cache_data(max_entries=16)
+def picture(scheme: str, n_positions: int, d_model: int, max_offset: int, base: float) -> similarity.SimilarityPicture:
+    return similarity.similarity_picture(
+        scheme, n_positions, d_model, curve_starts(n_positions), np.arange(max_offset + 1), base, max_side=MAX_SIDE
+    )
+
+
+@st.cache_data(max_entries=16)
+def shift_numbers(start: int, offset: int, d_model: int, base: float) -> tuple[dict, float]:
+    """The shift check at (t, k) and how far M_kᵀ·M_k is from the identity (a d³ product, hence cached)."""
+    rotation = encodings.shift_matrix(offset, d_model, base)
+    orthogonality_error = float(np.abs(rotation.T @ rotation - np.eye(d_model)).max())
+    return similarity.shift_check(start, offset, d_model, base), orthogonality_error
+
+
+@st.cache_data(max_entries=16)
+def rope_shift_error(d_model: int, n_positions: int, shift: int, base: float) -> float:
+    q, k = attention.random_query_key(d_model)
+    return attention.rope_shift_error(q, k, n_positions, shift, base)
+
+
+def curves_frame(starts: np.ndarray, offsets: np.ndarray, result: similarity.SimilarityPicture) -> pd.DataFrame:
+    frame = pd.DataFrame(result.curves.T, columns=[f"t = {t}" for t in starts]).assign(offset=offsets)
+    if result.closed_form is not None:
+        frame["closed form"] = result.closed_form
+    return frame[["offset", *frame.columns.drop("offset")]]
+
+
+def matrix_frame(result: similarity.SimilarityPicture) -> pd.DataFrame:
+    return (
+        pd.DataFrame(result.matrix.astype(np.float32), index=result.positions, columns=[f"n = {n}" for n in result.positions])
+        .rename_axis("m")
+        .reset_index()
+    )
+
+
+def strided_note(n_positions: int, positions: np.ndarray) -> None:
+    if positions.size < n_positions:
+        st.info(
+            f"Heatmap strided to {positions.size} × {positions.size} cells: every {positions[1] - positions[0]}. "
+            f"position of {n_positions}. The curves above are exact."
+        )
+
+
+page_intro(
+    "Similarity vs offset",
+    "With the sinusoidal encoding, how similar two positions are depends on how far apart they are, not on "
+    "where they are: PE(t)·PE(t+k) = Σ_i cos(k·ω_i). And for any fixed offset k there is one linear map M_k "
+    "that carries every PE(t) to PE(t+k), which is what lets attention learn to look *k places back*.",
+)
+
+with st.sidebar:
+    d_model = st.slider("d_model", 2, 1024, 128, step=2, key="d", bind="query-params")
+    base = st.select_slider("base", options=BASES, value=10_000, key="base", bind="query-params")
+    n_positions = st.slider("Positions", 8, 1024, 128, key="n", bind="query-params")
+    max_offset = st.slider("Offsets shown (largest k)", 1, 512, 64, key="kmax", bind="query-params")
+
+if d_model % 2:  # a link can carry an odd value past the slider's step
+    st.warning(
+        f"d_model = {d_model} is odd: its last sine has no cosine partner, so no rotation shifts it. "
+        f"Showing d_model = {d_model - 1}."
+    )
+    d_model -= 1
+starts = curve_starts(n_positions)
+offsets = np.arange(max_offset + 1)
+
+st.subheader("The dot product depends on the offset alone")
+sinusoidal = picture("sinusoidal", n_positions, d_model, max_offset, float(base))
+show_figure(
+    figures.offset_curves(
+        offsets, starts, sinusoidal.curves, sinusoidal.curve_label,
+        f"PE(t)·PE(t+k) from {starts.size} starts, d_model {d_model}, base {base:g}",
+        sinusoidal.closed_form, "Σ_i cos(k·ω_i)",
+    ),
+    curves_frame(starts, offsets, sinusoidal),
+    "dot_product_vs_offset",
+)
+left, right = st.columns(2)
+left.metric("Largest gap between starts", f"{similarity.spread_across_starts(sinusoidal.curves):.2e}")
+right.metric("Largest gap to Σ cos(k·ω_i)", f"{np.abs(sinusoidal.curves - sinusoidal.closed_form).max():.2e}")
+st.markdown(
+    f"The lines from t = {', '.join(map(str, starts))} lie on top of each other and on the closed form: "
+    "sin a·sin b + cos a·cos b = cos(a − b), so the start cancels. At k = 0 the product is d/2, every "
+    "position's squared norm; it falls with the offset and never returns to d/2 exactly, since the "
+    "wavelengths are not multiples of each other."
+)
+
+show_figure(
+    figures.similarity_heatmap(sinusoidal.matrix, sinusoidal.positions, "Cosine similarity of every pair of positions", "cosine"),
+    matrix_frame(sinusoidal),
+    "cosine_similarity",
+)
+strided_note(n_positions, sinusoidal.positions)
+st.markdown("Every diagonal is constant (a Toeplitz matrix): the similarity of m and n is a function of n − m.")
+
+st.subheader("A rotation shifts every position: PE(t+k) = M_k·PE(t)")
+st.markdown(
+    "M_k is block-diagonal: pair i is the 2 × 2 rotation by k·ω_i, "
+    "[[cos kω_i, sin kω_i], [−sin kω_i, cos kω_i]]. It does not depend on t."
+)
+left, right = st.columns(2)
+start = left.number_input("Start t", 0, 1024, 10, key="t", bind="query-params")
+offset = right.number_input("Offset k", 0, 1024, 5, key="k", bind="query-params")
+check, orthogonality_error = shift_numbers(int(start), int(offset), d_model, float(base))
+left, right = st.columns(2)
+left.metric(f"max |M_{offset}·PE({start}) − PE({start + offset})|", f"{check['max_error']:.2e}")
+right.metric(f"max |M_{offset}ᵀ·M_{offset} − I| (orthogonal)", f"{orthogonality_error:.2e}")
+show_figure(
+    figures.shift_vectors(check["pe_start"], check["shifted"], check["pe_target"], int(start), int(offset)),
+    pd.DataFrame(
+        {
+            "dimension": np.arange(d_model),
+            f"PE({start})": check["pe_start"],
+            f"M_{offset}·PE({start})": check["shifted"],
+            f"PE({start + offset})": check["pe_target"],
+        }
+    ),
+    "shift_matrix_check",
+)
+st.caption("The error is rounding: float64 carries about 16 digits, and the angles t·ω grow with t.")
+
+st.subheader("The same picture for the other schemes")
+scheme = st.selectbox("Scheme", OTHER_SCHEMES, key="scheme", bind="query-params")
+other = picture(scheme, n_positions, d_model, max_offset, float(base))
+st.markdown(similarity.SCHEME_IDEAS[scheme])
+show_figure(
+    figures.offset_curves(
+        offsets, starts, other.curves, other.curve_label, f"{scheme}: {other.curve_label} from {starts.size} starts",
+        other.closed_form, "as a function of k alone",
+    ),
+    curves_frame(starts, offsets, other),
+    "scheme_vs_offset",
+)
+st.metric(f"{scheme}: largest gap between starts", f"{similarity.spread_across_starts(other.curves):.2e}")
+show_figure(
+    figures.similarity_heatmap(other.matrix, other.positions, f"{scheme}: {other.matrix_label}", other.matrix_label),
+    matrix_frame(other),
+    "scheme_matrix",
+)
+strided_note(n_positions, other.positions)
+
+if scheme == "RoPE":
+    shift = st.slider("Shift both positions by s", 1, 512, 7, key="s", bind="query-params")
+    error = rope_shift_error(d_model, min(n_positions, MAX_SIDE), int(shift), float(base))
+    st.metric(f"max |q_m·k_n − q_(m+{shift})·k_(n+{shift})| over m, n < {min(n_positions, MAX_SIDE)}", f"{error:.2e}")
+    st.caption("Shift query and key together and every score stays put, to rounding: RoPE sees only n − m.")
