@@ -1,0 +1,142 @@
+"""AppTest of pages/softmax_saturation.py: defaults, every control, the displayed numbers, and deep links."""
+
+import base64
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "softmax_saturation.py")
+PUBLISHED_Y3 = {"1": 0.5761168847658291, "10": 0.9999092083843412, "100": 1.0}
+
+
+def run_page(**query) -> AppTest:
+    app = AppTest.from_file(PAGE, default_timeout=60)
+    for key, value in query.items():
+        app.query_params[key] = value
+    app.run()
+    assert not app.exception, app.exception
+    return app
+
+
+def metric(app: AppTest, label_start: str) -> float:
+    """The metric labelled exactly so, else the one whose label starts so, as a number (units dropped)."""
+    matches = [m for m in app.metric if m.label == label_start] or [
+        m for m in app.metric if m.label.startswith(label_start)
+    ]
+    assert len(matches) == 1, [m.label for m in app.metric]
+    return float(matches[0].value.split()[0])
+
+
+def _array(value):
+    """plotly sends numpy arrays as base64 typed arrays ({"dtype", "bdata"}); plain lists stay lists."""
+    if isinstance(value, dict) and "bdata" in value:
+        return np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
+    return np.asarray(value)
+
+
+def figure_traces(app: AppTest, name: str) -> list[dict]:
+    charts = [chart for chart in app.get("plotly_chart") if chart.proto.id.endswith(f"fig_{name}")]
+    assert len(charts) == 1, [chart.proto.id for chart in app.get("plotly_chart")]
+    return json.loads(charts[0].proto.spec)["data"]
+
+
+def test_defaults_state_the_published_numbers():
+    app = run_page()
+    for a, y3 in PUBLISHED_Y3.items():
+        assert metric(app, f"y3 at a = {a}") == pytest.approx(y3, abs=1e-12)
+    # a = 10: the largest Jacobian entry is 2·p·q with p = 1/(2 + e^10), q = 1/(1 + 2e^(−10))
+    p, q = 1 / (2 + math.exp(10)), 1 / (1 + 2 * math.exp(-10))
+    assert metric(app, "largest |∂y_i/∂s_j| at a = 10") == pytest.approx(2 * p * q, rel=1e-3)
+    variance = metric(app, "Var(q·k) at d_k = 1024")
+    assert abs(variance - 1024) < 4 * math.sqrt((2 * 1024**2 + 6 * 1024) / 2000)  # 4 standard errors
+    assert metric(app, "Var(q·k/√d_k) at d_k = 1024") == pytest.approx(variance / 1024, abs=1e-3)
+    # scores 1, 2, 3, 4 at d_k = 1, temperature 1: the weights are e^i / Σ e^j
+    weights = np.exp([1.0, 2.0, 3.0, 4.0]) / np.exp([1.0, 2.0, 3.0, 4.0]).sum()
+    assert metric(app, "largest weight") == pytest.approx(weights.max(), abs=1e-4)
+    assert metric(app, "entropy (nats)") == pytest.approx(-(weights * np.log(weights)).sum(), abs=1e-4)
+    bars = figure_traces(app, "softmax_row")[0]
+    np.testing.assert_allclose(_array(bars["y"]), weights, rtol=1e-12)
+    assert metric(app, "n×n scores at n = 1024") == 4  # 1024² float32 = 4 MiB
+    cost = figure_traces(app, "attention_cost")
+    np.testing.assert_array_equal(_array(cost[0]["x"]), [64, 128, 256, 512, 1024])
+
+
+def test_a_control_moves_the_marker_and_the_jacobian_numbers():
+    app = run_page()
+    app.number_input(key="a").set_value(100.0).run()
+    assert not app.exception
+    assert metric(app, "largest |∂y_i/∂s_j| at a = 100") == pytest.approx(2 * math.exp(-100), rel=1e-3)
+    marker = figure_traces(app, "softmax_saturation")[-1]
+    np.testing.assert_array_equal(_array(marker["x"]), [100.0, 100.0])
+    app.number_input(key="a").set_value(1000.0).run()  # no overflow: the page still renders
+    assert not app.exception
+    assert metric(app, "largest |∂y_i/∂s_j| at a = 1000") == 0.0
+
+
+def test_monte_carlo_samples_control():
+    app = run_page()
+    before = metric(app, "Var(q·k) at d_k = 1024")
+    app.select_slider(key="mc").set_value(500).run()
+    assert not app.exception
+    after = metric(app, "Var(q·k) at d_k = 1024")
+    assert after != before
+    assert abs(after - 1024) < 4 * math.sqrt((2 * 1024**2 + 6 * 1024) / 500)
+
+
+def test_score_row_controls():
+    app = run_page()
+    app.text_input(key="scores").input("0, 0").run()
+    assert not app.exception
+    assert metric(app, "largest weight") == 0.5
+    assert metric(app, "entropy (nats)") == pytest.approx(math.log(2), abs=1e-4)
+    assert metric(app, "largest |∂y_i/∂s_j|") == pytest.approx(0.25, rel=1e-3)  # y(1 − y) at y = 1/2
+    app.text_input(key="scores").input("0, 4").run()
+    app.select_slider(key="dk").set_value(4).run()
+    app.slider(key="temp").set_value(2.0).run()
+    assert not app.exception
+    # logits 0 and 4/(2·√4) = 1: the larger weight is e/(1 + e)
+    assert metric(app, "largest weight") == pytest.approx(math.e / (1 + math.e), abs=1e-4)
+
+
+def test_bad_scores_show_an_error_not_an_exception():
+    app = run_page()
+    app.text_input(key="scores").input("1, two, 3").run()
+    assert not app.exception
+    assert any("could not read" in error.value for error in app.error)
+
+
+def test_randomise_replaces_the_scores():
+    app = run_page()
+    app.button[0].click().run()
+    assert not app.exception
+    text = app.text_input(key="scores").value
+    assert text != "1, 2, 3, 4" and len(text.split(",")) == 6
+    assert len(_array(figure_traces(app, "softmax_row")[0]["y"])) == 6
+
+
+def test_sequence_length_control():
+    app = run_page()
+    app.select_slider(key="n").set_value(512).run()
+    assert not app.exception
+    assert metric(app, "n×n scores at n = 512") == 1
+    cost = figure_traces(app, "attention_cost")
+    np.testing.assert_array_equal(_array(cost[0]["x"]), [64, 128, 256, 512])
+    explicit_bytes = _array(cost[2]["y"])
+    n = np.array([64, 128, 256, 512])
+    np.testing.assert_array_equal(explicit_bytes, 2 * n * n * 4 + n * 64 * 4)
+
+
+def test_deep_link_restores_every_control():
+    app = run_page(a="2.5", mc="1000", scores="3, 1", dk="16", temp="0.5", n="512")
+    assert app.number_input(key="a").value == 2.5
+    assert app.select_slider(key="mc").value == 1000
+    assert app.text_input(key="scores").value == "3, 1"
+    assert app.select_slider(key="dk").value == 16
+    assert app.slider(key="temp").value == 0.5
+    assert app.select_slider(key="n").value == 512
+    # logits 3/(0.5·4) = 1.5 and 0.5: the larger weight is 1/(1 + e^(−1))
+    assert metric(app, "largest weight") == pytest.approx(1 / (1 + math.exp(-1)), abs=1e-4)
