@@ -354,79 +354,67 @@ def time_attention(
     repeats: int = 3,
     budget_seconds: float = 0.2,
     seed: int = 0,
-    device: str = "cpu",
     n_threads: int | None = 2,
 ) -> pd.DataFrame:
-    """Time one attention call of shape (1 batch, 1 head, n, d_head), float32, for each n.
+    """Time one attention call on this machine's CPU, shape (1 batch, 1 head, n, d_head), float32, per n.
 
     explicit: softmax(Q·Kᵀ/√d)·V, which materialises the n×n scores and weights.
-    fused: torch.nn.functional.scaled_dot_product_attention, which on CPU (4-D inputs) and CUDA runs a
-    flash-style kernel over key blocks and never holds an n×n tensor.
+    fused: torch.nn.functional.scaled_dot_product_attention pinned to its flash kernel, which walks over
+    blocks of keys with a running softmax and never holds an n×n tensor.
 
-    Time is the best of up to `repeats` calls (one warm-up call of each path at the smallest n); a path stops repeating once its calls
-    at this n have taken budget_seconds (at least one call is always timed), which keeps n = 4096 to
-    about a second on two cores. Memory: on CUDA the peak allocated bytes
-    above the inputs are measured. On CPU torch keeps no allocator statistics, so memory is the bytes
-    of the tensors each path creates, read from the tensors themselves: scores + weights + output for
-    the explicit path, the output alone for the fused one (its fixed-size per-thread blocks are not
-    visible and not counted). Column memory_source says which.
+    Time is the best of up to `repeats` calls, after one warm-up call of each path at the smallest n; a
+    path stops repeating once its calls at this n have taken budget_seconds (at least one call is always
+    timed), which keeps n = 4096 near a second on two cores.
+    Memory is not a measured peak: on CPU torch keeps no allocator statistics. It is the bytes of the
+    tensors each path creates, read from the tensors themselves: scores + weights + output for the
+    explicit path, the output alone for the fused one (its fixed-size per-thread blocks are not visible
+    and not counted).
     """
-    import torch  # lazily: the explainer pages that never time anything need not load torch
+    import torch  # lazily: only the cost section of one page needs torch
+    from torch.nn.attention import SDPBackend, sdpa_kernel
 
     lengths = [_check_positive_int("sequence length", int(n), MAX_SEQUENCE) for n in np.atleast_1d(sequence_lengths)]
     d_head = _check_positive_int("d_head", d_head, 1024)
     repeats = _check_positive_int("repeats", repeats, 100)
     if not np.isfinite(budget_seconds) or budget_seconds < 0:
         raise ValueError(f"budget_seconds must be a number ≥ 0, got {budget_seconds!r}")
-    if device == "cuda" and not torch.cuda.is_available():
-        raise ValueError("device='cuda' asked for, but torch sees no CUDA device; use device='cpu'")
-    if device not in ("cpu", "cuda"):
-        raise ValueError(f"device must be 'cpu' or 'cuda', got {device!r}")
-    previous_threads = torch.get_num_threads()
-    if n_threads is not None:
-        torch.set_num_threads(n_threads)  # the app shares a small machine; a fixed count keeps runs comparable
 
     def explicit(q, k, v):
         scores = q @ k.transpose(-2, -1) / math.sqrt(d_head)  # (1, 1, n, n)
         weights = torch.softmax(scores, dim=-1)  # (1, 1, n, n)
         output = weights @ v  # (1, 1, n, d_head)
-        return output, scores.nbytes + weights.nbytes + output.nbytes
+        return scores.nbytes + weights.nbytes + output.nbytes
 
     def fused(q, k, v):
-        output = torch.nn.functional.scaled_dot_product_attention(q, k, v)  # (1, 1, n, d_head)
-        return output, output.nbytes
-
-    def synchronise():
-        if device == "cuda":
-            torch.cuda.synchronize()
+        # Pinned to the flash kernel, so the "no n×n tensor" claim holds or this raises; torch would
+        # otherwise fall back silently to its math kernel, which materialises the scores.
+        with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+            output = torch.nn.functional.scaled_dot_product_attention(q, k, v)  # (1, 1, n, d_head)
+        return output.nbytes
 
     def measure(path, q, k, v):
         best, spent = math.inf, 0.0
         for _ in range(repeats):
             if spent >= budget_seconds:
                 break
-            if device == "cuda":
-                torch.cuda.reset_peak_memory_stats()
-                baseline = torch.cuda.memory_allocated()
             start = time.perf_counter()
-            output, tensor_bytes = path(q, k, v)
-            synchronise()
+            tensor_bytes = path(q, k, v)
             elapsed = time.perf_counter() - start
             best, spent = min(best, elapsed), spent + elapsed
-            del output
-        if device == "cuda":
-            return best, int(torch.cuda.max_memory_allocated() - baseline)
         return best, int(tensor_bytes)
 
+    previous_threads = torch.get_num_threads()
+    if n_threads is not None:
+        torch.set_num_threads(n_threads)  # the app shares a small machine; a fixed count keeps runs comparable
     rows = []
     try:
         generator = torch.Generator().manual_seed(seed)
         with torch.no_grad():
-            warm = torch.randn(1, 1, min(lengths), d_head, generator=generator).to(device)
+            warm = torch.randn(1, 1, min(lengths), d_head, generator=generator)
             for path in (explicit, fused):
                 path(warm, warm, warm)  # first-call dispatch and thread start-up stay out of the timings
             for n in lengths:
-                q, k, v = (torch.randn(1, 1, n, d_head, generator=generator).to(device) for _ in range(3))
+                q, k, v = torch.randn(3, 1, 1, n, d_head, generator=generator)  # each (1, 1, n, d_head)
                 explicit_time, explicit_bytes = measure(explicit, q, k, v)
                 fused_time, fused_bytes = measure(fused, q, k, v)
                 rows.append(
@@ -437,10 +425,9 @@ def time_attention(
                         "explicit_bytes": explicit_bytes,
                         "fused_bytes": fused_bytes,
                         "score_matrix_bytes": n * n * 4,
-                        "memory_source": "measured: CUDA peak allocated" if device == "cuda" else "tensor sizes (CPU)",
+                        "memory_source": "tensor sizes (CPU)",
                     }
                 )
-                del q, k, v
     finally:
         torch.set_num_threads(previous_threads)
     return pd.DataFrame(rows)

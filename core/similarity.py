@@ -24,8 +24,10 @@ SCHEME_IDEAS = {
     "n − m only, so every diagonal of the score matrix is constant.",
     "ALiBi": "ALiBi adds no position vector; it adds the bias −slope·|i−j| to the attention scores, a penalty "
     "that grows linearly with distance (a causal model uses only j ≤ i).",
-    "complex (Wang et al.)": "Complex embeddings give each word dimension r_j·e^(i(ω_j·pos + θ_j)): the position "
-    "turns the phase, so Re⟨f(t), f(t+k)⟩ = Σ_j r_j²·cos(k·ω_j) depends on k only.",
+    "complex (Wang et al.)": "\"Encoding Word Order in Complex Embeddings\" (Wang et al., ICLR 2020) gives each "
+    "word dimension r_j·e^(i(ω_j·pos + θ_j)): word order is a phase that turns with position, so "
+    "Re⟨f(t), f(t+k)⟩ = Σ_j r_j²·cos(k·ω_j) depends on k only. Shown for one random word (d_model/2 complex "
+    "dimensions, the same number of reals).",
 }
 
 

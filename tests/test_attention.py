@@ -241,8 +241,8 @@ def test_time_attention_reports_times_and_tensor_sizes():
 
 
 def test_time_attention_rejects_bad_arguments():
-    with pytest.raises(ValueError, match="device"):
-        attention.time_attention([16], device="tpu")
+    with pytest.raises(ValueError, match="budget"):
+        attention.time_attention([16], budget_seconds=-1.0)
     with pytest.raises(ValueError, match="sequence length"):
         attention.time_attention([0])
 
