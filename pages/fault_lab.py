@@ -15,10 +15,10 @@ from ui import fault_lab as lab
 from ui.common import page_intro, show_figure
 
 SOURCES = {
-    "synthetic": "Synthetic (built-in)",
-    "cwru": "CWRU bearing data",
-    "seu": "SEU gearbox (bearing set)",
-    "csv": "Your CSV files",
+    "synthetic": "built-in, ready at once",
+    "cwru": "Case Western bearing data",
+    "seu": "Southeast University gearbox",
+    "csv": "your own CSV files",
 }
 MODEL_HELP = {
     "A": "Transformer encoder on the raw tokens (d_model = patch), no positional encoding",
@@ -45,7 +45,8 @@ if lab.current_data() is None:  # the default on a fresh visit: ready at once, n
     lab.replace_data(lambda: lab.synthetic(0, [0]))
     st.session_state.pop(lab.MESSAGE_KEY, None)
 
-source = st.radio("Source", list(SOURCES), format_func=SOURCES.get, horizontal=True, key="src", bind="query-params")
+# Options are the short codes (they go into shared links as ?src=csv); the captions say what they are.
+source = st.radio("Source", list(SOURCES), captions=list(SOURCES.values()), horizontal=True, key="src", bind="query-params")
 if source == "synthetic":
     left, right = st.columns(2)
     seed = left.number_input("Data seed", 0, 999, 0, key="dseed", bind="query-params")
@@ -164,12 +165,16 @@ epochs = middle.slider("Epochs (max; early stopping)", 1, 50, lab.DEFAULT_EPOCHS
 n_seeds = right.slider("Seeds", 1, 5, 3, key="seeds", bind="query-params")
 learning_rate = far.selectbox("Learning rate", [3e-4, 1e-3, 3e-3], index=1, key="lr", bind="query-params")
 
-counts = lab.window_counts(data.uid, data.recordings, int(window), split)
-show_figure(figures.windows_per_class(counts, data.labels),
-            pd.DataFrame(counts).fillna(0).astype(int).rename_axis("class").reset_index(), "windows_per_class")
+plan_error = lab.plan_problem(models, int(window), int(patch), d_model_choice, int(n_heads))
+try:
+    counts = lab.window_counts(data.uid, data.recordings, int(window), split)
+except DataError as error:  # one class, or a class too short for a window in every split
+    plan_error = plan_error or f"These data cannot be split for training: {error}"
+else:
+    show_figure(figures.windows_per_class(counts, data.labels),
+                pd.DataFrame(counts).fillna(0).astype(int).rename_axis("class").reset_index(), "windows_per_class")
 st.caption(f"Device: {lab.device_name()}.")
 
-plan_error = lab.plan_problem(models, int(window), int(patch), d_model_choice, int(n_heads))
 job = st.session_state.get(lab.JOB_KEY)
 running = job is not None and not job.done
 if plan_error:

@@ -1,0 +1,232 @@
+"""AppTest of pages/fault_lab.py: defaults, a tiny training run to the verdict, every source, bad uploads,
+Stop, and results that survive a page switch. AppTest does not drive `run_every`, so the tests rerun the
+script until the background job has finished."""
+
+from __future__ import annotations
+
+import io
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from core import results as results_json
+from core.vibration import example_csv
+from tests.apptest_utils import ROOT, figures, trace_array
+from ui import fault_lab as lab
+
+CWRU_DIR = ROOT.parent / "shared" / "data" / "cwru"
+TINY = {"epochs": 1, "seeds": 2, "win": 256, "patch": 32, "layers": 1}
+
+
+def open_lab(query: dict[str, str] | None = None, through_app: bool = False) -> AppTest:
+    """The page alone (a deep link's query applies), or through app.py's navigation (pages can switch)."""
+    at = AppTest.from_file(str(ROOT / ("app.py" if through_app else "pages/fault_lab.py")), default_timeout=120)
+    for key, value in (query or {}).items():
+        at.query_params[key] = value
+    at.run()
+    if through_app:
+        at.switch_page("pages/fault_lab.py").run()
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def set_tiny(at: AppTest, **overrides) -> None:
+    settings = {**TINY, **overrides}
+    at.slider(key="epochs").set_value(settings["epochs"])
+    at.slider(key="seeds").set_value(settings["seeds"])
+    at.slider(key="layers").set_value(settings["layers"])
+    at.selectbox(key="win").set_value(settings["win"])
+    at.selectbox(key="patch").set_value(settings["patch"])
+    at.run()
+
+
+def train_to_the_end(at: AppTest, timeout_s: float = 240) -> dict:
+    at.button(key="train").click().run()
+    assert not at.exception, [e.message for e in at.exception]
+    deadline = time.time() + timeout_s
+    while lab.JOB_KEY in at.session_state and time.time() < deadline:
+        time.sleep(0.3)
+        at.run()
+        assert not at.exception, [e.message for e in at.exception]
+    assert lab.JOB_KEY not in at.session_state, "the job did not finish in time"
+    at.run()
+    return at.session_state[lab.RESULTS_KEY]
+
+
+def errors(at: AppTest) -> list[str]:
+    return [e.value for e in at.error]
+
+
+@pytest.fixture(scope="module")
+def trained() -> AppTest:
+    """One tiny A-vs-B run on the synthetic set, shared by the tests that need earlier results."""
+    at = open_lab(through_app=True)
+    set_tiny(at)
+    train_to_the_end(at)
+    return at
+
+
+def test_defaults_show_the_synthetic_data_and_its_signals():
+    at = open_lab()
+    text = " ".join(m.value for m in at.markdown)
+    assert "**Current data:** the built-in synthetic set (seed 0, loads 0 HP): 10 recordings" in text
+    charts = figures(at)
+    waveform = trace_array(charts[0]["data"][0], "y")
+    assert waveform.size == 3000  # the first 0.25 s at 12 kHz
+    envelope = charts[2]
+    normal = at.session_state[lab.DATA_KEY].recordings[0]
+    assert normal.label == "normal"
+    assert [s["x0"] for s in envelope["layout"]["shapes"]] == pytest.approx([normal.meta["rpm"] / 60])  # shaft only
+    counts = charts[3]["data"]
+    assert [trace["name"] for trace in counts] == ["train", "val", "test"]
+    assert at.multiselect(key="models").value == ["A", "B"]
+    assert at.radio(key="split").value == "time"
+    assert at.slider(key="seeds").value == 3
+    assert any(caption.value.startswith("Device: cpu") for caption in at.caption)
+
+
+def test_explorer_marks_the_fault_rate_of_the_chosen_class():
+    at = open_lab()
+    at.selectbox(key="explore_class").set_value("OR014").run()
+    shapes = figures(at)[2]["layout"]["shapes"]
+    bpfo = [s["x0"] for s in shapes][1]
+    assert bpfo / (at.session_state[lab.DATA_KEY].recordings[8].meta["rpm"] / 60) == pytest.approx(3.5848)
+
+
+def test_a_tiny_run_ends_with_the_metrics_table_and_the_verdict(trained):
+    at = trained
+    results = at.session_state[lab.RESULTS_KEY]
+    results_json.validate_results(results)
+    assert [(run["model"], run["seed"]) for run in results["runs"]] == [("A", 0), ("B", 0), ("A", 1), ("B", 1)]
+    table = at.dataframe[-1].value
+    assert list(table["model"]) == ["A", "B"]
+    assert table["accuracy_mean"].between(0, 1).all()
+    assert at.info[-1].value == results["verdict"]
+    assert "paired seeds" in results["verdict"]
+    labels = [button.label for button in at.get("download_button")]
+    assert {"Results (JSON)", "Runs (CSV)"} <= set(labels)
+    assert results["config"]["data"]["split_mode"] == "time" and results["config"]["data"]["window"] == 256
+
+
+@pytest.mark.parametrize(
+    "name, content, message",
+    [
+        ("empty.csv", b"", "empty"),
+        ("binary.csv", bytes(range(256)) * 8, "binary"),
+        ("words.csv", b"signal,label\nabc,normal\ndef,normal\n", "numeric"),
+        ("nan.csv", b"signal\n" + b"1.0\n" * 50 + b"nan\n" + b"2.0\n" * 50, "NaN"),
+    ],
+    ids=["empty", "binary", "non-numeric", "non-finite"],
+)
+def test_bad_uploads_show_an_error_and_keep_data_and_results(trained, name, content, message):
+    at = trained
+    before_data = at.session_state[lab.DATA_KEY]
+    before_results = at.session_state[lab.RESULTS_KEY]
+    at.radio(key="src").set_value("csv").run()
+    at.file_uploader(key="csv_files").set_value((name, content, "text/csv")).run()
+    at.button(key="load_csv").click().run()
+    assert not at.exception
+    shown = errors(at)
+    assert shown and name in shown[0] and message.lower() in shown[0].lower(), shown
+    assert at.session_state[lab.DATA_KEY] is before_data
+    assert at.session_state[lab.RESULTS_KEY] is before_results
+    assert at.info[-1].value == before_results["verdict"]  # the results are still on the page
+
+
+def test_one_class_upload_is_refused_when_training_starts():
+    at = open_lab({"src": "csv"})
+    one_class = "signal\n" + "\n".join(f"{np.sin(i / 3):.5f}" for i in range(30_000))
+    at.file_uploader(key="csv_files").set_value(("normal.csv", one_class.encode(), "text/csv")).run()
+    at.button(key="load_csv").click().run()
+    assert at.session_state[lab.DATA_KEY].labels == ["normal"]
+    assert any("two classes" in e for e in errors(at)), errors(at)
+    assert at.button(key="train").disabled
+
+
+def test_csv_upload_happy_path_trains():
+    at = open_lab({"src": "csv"})
+    at.file_uploader(key="csv_files").set_value(("example.csv", example_csv(), "text/csv")).run()
+    at.button(key="load_csv").click().run()
+    assert not errors(at)
+    data = at.session_state[lab.DATA_KEY]
+    assert data.source == "csv" and data.labels == ["normal", "IR007", "OR007"]
+    set_tiny(at, seeds=1)
+    at.multiselect(key="models").set_value(["A"]).run()
+    results = train_to_the_end(at)
+    assert results["class_names"] == ["normal", "IR007", "OR007"]
+    assert results["config"]["data"]["dataset"] == "csv"
+
+
+def test_stop_during_training_keeps_the_page_alive():
+    at = open_lab()
+    set_tiny(at, epochs=50, seeds=5, win=1024)
+    at.button(key="train").click().run()
+    job = at.session_state[lab.JOB_KEY]
+    deadline = time.time() + 60
+    while job.status().state != "running" and time.time() < deadline:
+        time.sleep(0.1)
+    at.run()
+    at.button(key="stop").click().run()
+    assert job.wait(timeout=60), "the job did not stop"
+    assert job.status().state == "stopped"
+    at.run()
+    assert not at.exception
+    assert lab.JOB_KEY not in at.session_state
+    assert any("Stopped" in s.value for s in at.success)
+
+
+def test_results_survive_switching_pages(trained):
+    at = trained
+    results = at.session_state[lab.RESULTS_KEY]
+    at.switch_page("pages/wavelengths.py").run()
+    assert not at.exception
+    at.switch_page("pages/fault_lab.py").run()
+    assert not at.exception
+    assert at.session_state[lab.RESULTS_KEY] is results
+    assert at.info[-1].value == results["verdict"]
+
+
+def test_deep_link_restores_the_experiment_controls():
+    at = open_lab({"models": ["A", "B-noPE", "CNN"], "tok": "fft", "split": "random", "win": "512", "heads": "2", "seeds": "2"})
+    assert at.multiselect(key="models").value == ["A", "B-noPE", "CNN"]
+    assert at.radio(key="tok").value == "fft"
+    assert at.radio(key="split").value == "random"
+    assert any("leaks" in w.value for w in at.warning)
+    assert at.selectbox(key="win").value == 512
+    assert at.selectbox(key="heads").value == 2
+    assert at.slider(key="seeds").value == 2
+
+
+def test_plan_problems_are_named_before_training():
+    assert lab.plan_problem([], 1024, 32, "= patch", 4) == "Choose at least one model."
+    assert "multiple of the patch" in lab.plan_problem(["A"], 1000, 32, "= patch", 4)
+    assert "d_model 12" in lab.plan_problem(["B"], 1024, 32, 12, 8)
+    assert lab.plan_problem(["A", "B", "CNN"], 1024, 32, 64, 4) is None
+    assert lab.plan_problem(["CNN"], 1024, 32, "= patch", 3) is None  # the CNN has no heads
+
+
+def test_cwru_folder_happy_path():
+    if not CWRU_DIR.is_dir():
+        pytest.skip(f"real CWRU files not found at {CWRU_DIR} (see ../shared/data/README.md)")
+    at = open_lab({"src": "cwru"})
+    at.text_input(key="cwru_dir").set_value(str(CWRU_DIR)).run()
+    at.button(key="load_cwru").click().run()
+    assert not errors(at), errors(at)
+    data = at.session_state[lab.DATA_KEY]
+    assert data.source == "cwru" and len(data.labels) == 10
+    assert {r.sample_rate for r in data.recordings} == {12000.0}
+    at.selectbox(key="explore_class").set_value("IR007").run()
+    markers = [s["x0"] for s in figures(at)[2]["layout"]["shapes"]]
+    assert markers[1] == pytest.approx(5.4152 * 1797 / 60, rel=0.01)
+
+
+def test_seu_page_says_it_was_not_run_on_real_files(tmp_path: Path):
+    at = open_lab({"src": "seu"})
+    assert any("has not been run on the real files here" in w.value for w in at.warning)
+    at.text_input(key="seu_dir").set_value(str(tmp_path)).run()
+    at.button(key="load_seu").click().run()
+    assert not at.exception
+    assert errors(at)  # an empty folder is a clear error, not a traceback
