@@ -102,8 +102,8 @@ right.metric("Largest gap to Σ cos(k·ω_i)", f"{np.abs(sinusoidal.curves - sin
 st.markdown(
     f"The lines from t = {', '.join(map(str, starts))} lie on top of each other and on the closed form: "
     "sin a·sin b + cos a·cos b = cos(a − b), so the start cancels. At k = 0 the product is d/2, every "
-    "position's squared norm; it falls with the offset and never returns to d/2 exactly, since the "
-    "wavelengths are not multiples of each other."
+    "position's squared norm; it drops quickly with the offset and never climbs back to d/2 at a whole "
+    "offset k ≠ 0 (the fastest pair, ω_0 = 1, would need k to be a multiple of 2π)."
 )
 
 show_figure(
