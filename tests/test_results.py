@@ -1,0 +1,188 @@
+"""The results JSON contract and the verdict, on hand-made runs with hand-computed statistics."""
+
+import copy
+import json
+import math
+
+import pytest
+
+from core.results import (
+    PAIRED_KEYS,
+    RUN_KEYS,
+    TOP_KEYS,
+    build_results,
+    comparison_word,
+    load_results,
+    mean_sd,
+    paired_differences,
+    save_results,
+    summary_table,
+    t_interval,
+    validate_results,
+)
+
+CLASSES = ["normal", "IR007"]
+T_975_2DF = 4.302652729911275  # Student t, 97.5 % quantile, 2 degrees of freedom (statistical tables: 4.303)
+
+
+def make_run(model: str, seed: int, accuracy: float, n_test: int = 100) -> dict:
+    right = round(accuracy * n_test)
+    # all errors fall on class 0 predicted as class 1, so the matrix sums to n_test
+    half = n_test // 2
+    matrix = [[half - (n_test - right), n_test - right], [0, n_test - half]]
+    return {
+        "model": model,
+        "seed": seed,
+        "accuracy": accuracy,
+        "precision": accuracy,
+        "recall": accuracy,
+        "f1": accuracy,
+        "per_class_f1": [accuracy, accuracy],
+        "confusion_matrix": matrix,
+        "epochs": 3,
+        "train_seconds": 1.5,
+        "windows_per_second": 900.0,
+        "device": "cpu",
+        "history": [{"epoch": 1, "train_loss": 0.9, "val_loss": 0.8, "val_accuracy": 0.7}],
+        "n_parameters": 1234,  # extra keys from core.training are left out of the JSON
+    }
+
+
+def runs_with_differences(differences, a_scores=(0.90, 0.92, 0.94)):
+    runs = [make_run("A", seed, a) for seed, a in enumerate(a_scores)]
+    runs += [make_run("B", seed, a + d) for seed, (a, d) in enumerate(zip(a_scores, differences))]
+    return runs
+
+
+def test_mean_sd_uses_ddof_1():
+    cell = mean_sd([0.90, 0.92, 0.94])
+    assert cell["mean"] == pytest.approx(0.92)
+    assert cell["sd"] == pytest.approx(0.02)  # sqrt((0.02² + 0 + 0.02²) / 2)
+    assert cell["n"] == 3
+    assert mean_sd([0.5]) == {"mean": 0.5, "sd": None, "n": 1}
+
+
+def test_t_interval_on_n_minus_1_degrees_of_freedom():
+    low, high = t_interval([1.0, 2.0, 3.0])  # mean 2, sd 1, n 3
+    half_width = T_975_2DF / math.sqrt(3)
+    assert low == pytest.approx(2 - half_width)
+    assert high == pytest.approx(2 + half_width)
+    assert t_interval([0.1]) is None
+
+
+def test_better_when_the_whole_interval_is_above_zero():
+    results = build_results({"epochs": 3}, CLASSES, runs_with_differences([0.02, 0.03, 0.04]))
+    pair = results["paired"]["B"]
+    assert pair["diff_mean"] == pytest.approx(0.03)
+    assert pair["diff_sd"] == pytest.approx(0.01)
+    half_width = T_975_2DF * 0.01 / math.sqrt(3)  # 0.02484
+    assert pair["ci95"] == pytest.approx([0.03 - half_width, 0.03 + half_width])
+    assert pair["n"] == 3 and pair["metric"] == "accuracy"
+    assert "B is better than A: accuracy +3.0 points (95 % CI +0.5 to +5.5, 3 paired seeds)." in results["verdict"]
+
+
+def test_worse_when_the_whole_interval_is_below_zero():
+    results = build_results({}, CLASSES, runs_with_differences([-0.02, -0.03, -0.04]))
+    assert comparison_word(results["paired"]["B"]["ci95"]) == "worse"
+    assert "B is worse than A: accuracy -3.0 points (95 % CI -5.5 to -0.5" in results["verdict"]
+
+
+def test_within_the_spread_when_the_interval_straddles_zero():
+    # mean 0.01, sd 0.02646: half-width 4.303 · 0.02646 / sqrt(3) = 0.0657, so the interval holds 0
+    results = build_results({}, CLASSES, runs_with_differences([-0.01, 0.0, 0.04]))
+    low, high = results["paired"]["B"]["ci95"]
+    assert low == pytest.approx(0.01 - 0.06573, abs=1e-4) and high == pytest.approx(0.01 + 0.06573, abs=1e-4)
+    assert "B is within the spread of A: accuracy +1.0 points" in results["verdict"]
+
+
+def test_verdict_states_the_test_set_size():
+    results = build_results({}, CLASSES, runs_with_differences([0.01, 0.0, 0.02]))
+    assert "The test set has 100 windows, so one window is 1.00 points of accuracy." in results["verdict"]
+
+
+def test_a_single_seed_gives_no_interval_and_says_so():
+    results = build_results({}, CLASSES, [make_run("A", 0, 0.9), make_run("B", 0, 0.95)])
+    assert results["paired"]["B"]["ci95"] is None
+    assert results["paired"]["B"]["diff_sd"] is None
+    assert results["summary"]["A"]["accuracy"]["sd"] is None
+    assert "single seed" in results["verdict"] and "better" not in results["verdict"]
+
+
+def test_pairs_only_seeds_both_models_ran():
+    runs = [make_run("A", s, 0.9) for s in (0, 1, 2)] + [make_run("B", s, 0.8) for s in (1, 2, 3)]
+    paired = paired_differences(runs)
+    assert paired["B"]["n"] == 2
+    assert paired["B"]["diff_mean"] == pytest.approx(-0.1)
+
+
+def test_without_model_a_there_is_nothing_to_pair():
+    results = build_results({}, CLASSES, [make_run("B", 0, 0.9), make_run("B", 1, 0.8)])
+    assert results["paired"] == {}
+    assert "model A was not run" in results["verdict"]
+
+
+def test_paired_comparison_can_use_f1():
+    runs = runs_with_differences([0.02, 0.03, 0.04])
+    for run in runs:
+        if run["model"] == "B":
+            run["f1"] = run["f1"] - 0.1
+    pair = build_results({}, CLASSES, runs, metric="f1")["paired"]["B"]
+    assert pair["metric"] == "f1"
+    assert pair["diff_mean"] == pytest.approx(-0.07)
+
+
+def test_results_have_exactly_the_contract_keys():
+    results = build_results({"epochs": 3}, CLASSES, runs_with_differences([0.01, 0.02, 0.03]))
+    assert tuple(results) == TOP_KEYS
+    assert all(tuple(run) == RUN_KEYS for run in results["runs"])
+    assert set(results["summary"]) == {"A", "B"}
+    assert set(results["summary"]["B"]) == {"accuracy", "precision", "recall", "f1"}
+    assert set(results["summary"]["B"]["f1"]) == {"mean", "sd", "n"}
+    assert tuple(results["paired"]["B"]) == PAIRED_KEYS
+    assert "A" not in results["paired"]
+    json.dumps(results, allow_nan=False)
+
+
+def test_repeated_model_and_seed_is_refused():
+    with pytest.raises(ValueError, match=r"repeated: \[\('A', 0\)\]"):
+        build_results({}, CLASSES, [make_run("A", 0, 0.9), make_run("A", 0, 0.8)])
+
+
+@pytest.mark.parametrize(
+    "breakage, message",
+    [
+        (lambda r: r.pop("verdict"), "missing \\['verdict'\\]"),
+        (lambda r: r.update(extra=1), "unexpected \\['extra'\\]"),
+        (lambda r: r["runs"][0].update(accuracy=1.5), r"runs\[0\]\.accuracy"),
+        (lambda r: r["runs"][0].update(accuracy=float("nan")), r"runs\[0\]\.accuracy"),
+        (lambda r: r["runs"][1].pop("history"), r"runs\[1\] keys"),
+        (lambda r: r["runs"][0]["confusion_matrix"].pop(), r"runs\[0\]\.confusion_matrix"),
+        (lambda r: r["runs"][0]["history"][0].pop("val_loss"), r"history\[0\] keys"),
+        (lambda r: r["summary"].pop("B"), "summary models"),
+        (lambda r: r["summary"]["A"]["f1"].pop("sd"), r"summary\['A'\]\['f1'\] keys"),
+        (lambda r: r["paired"]["B"].update(ci95=[0.1]), "ci95"),
+        (lambda r: r.update(class_names="normal"), "class_names"),
+        (lambda r: r.update(verdict=""), "verdict"),
+    ],
+)
+def test_validate_names_what_breaks_the_contract(breakage, message):
+    results = build_results({}, CLASSES, runs_with_differences([0.01, 0.02, 0.03]))
+    validate_results(copy.deepcopy(results))
+    breakage(results)
+    with pytest.raises(ValueError, match=message):
+        validate_results(results)
+
+
+def test_save_and_load_round_trip(tmp_path):
+    results = build_results({"window": 1024}, CLASSES, runs_with_differences([0.01, 0.02, 0.03]))
+    path = save_results(results, tmp_path / "results.json")
+    assert load_results(path) == results
+
+
+def test_summary_table_one_row_per_model():
+    table = summary_table(build_results({}, CLASSES, runs_with_differences([0.02, 0.03, 0.04])))
+    assert list(table["model"]) == ["A", "B"]
+    b = table.set_index("model").loc["B"]
+    assert b["accuracy_mean"] == pytest.approx(0.95)
+    assert b["accuracy_sd"] == pytest.approx(0.03)  # B scores 0.92, 0.95, 0.98
+    assert b["vs_A"] == "better"
