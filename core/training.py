@@ -1,0 +1,261 @@
+"""Train one model on one seed and score it on the test split: the engine under the Fault lab and the CLI.
+
+`train` takes the `WindowSet` of `core.vibration.make_windows`, trains with AdamW, stops early when the
+validation loss stops falling, restores the best checkpoint, and scores the test split with sklearn.metrics.
+Everything runs on an explicit `torch.device`: on CUDA the data stays on the GPU and the forward pass runs
+under bf16 autocast; on CPU the thread count is set from the config, because next to a running Streamlit
+server, oversubscribing a 2-core host was measured to slow training 12-30x. On CPU a seed fixes the result.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import os
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager, nullcontext
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+from sklearn import metrics as skm
+from torch.nn import functional as F
+
+from core.models import ModelConfig, build_model, count_parameters
+from core.vibration.types import DataError
+
+EVAL_BATCH_SIZE = 1024  # no gradients are kept at evaluation, so larger batches cost little memory
+
+
+@dataclass
+class TrainConfig:
+    """Every training setting; `model` holds the architecture settings shared by all models."""
+
+    model: ModelConfig = field(default_factory=ModelConfig)
+    epochs: int = 15
+    batch_size: int = 64
+    learning_rate: float = 3e-3  # at 1e-3, 15 epochs left both A and B short of their CWRU plateau
+    weight_decay: float = 0.01
+    patience: int = 5  # epochs without a new best validation loss before stopping
+    threads: int = 1  # torch CPU threads, capped at the core count; 1 stays fast beside a busy server
+
+    def __post_init__(self) -> None:
+        if isinstance(self.model, Mapping):
+            self.model = ModelConfig(**self.model)
+        for name in ("epochs", "batch_size", "patience", "threads"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        if not self.learning_rate > 0:
+            raise ValueError(f"learning_rate must be positive, got {self.learning_rate}")
+        if not self.weight_decay >= 0:
+            raise ValueError(f"weight_decay must be zero or positive, got {self.weight_decay}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, settings: Mapping[str, Any]) -> TrainConfig:
+        return cls(**settings)
+
+
+class TrainingStopped(Exception):
+    """Raised by `train` when `should_stop()` answered True; no test metrics exist for a stopped run."""
+
+
+def pick_device(device: str | torch.device | None = None) -> torch.device:
+    """None picks CUDA when present, else CPU; an explicit CUDA request without a GPU is an error."""
+    if device is None:
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    device = torch.device(device)
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError("device 'cuda' was requested but torch sees no GPU; use device=None or 'cpu'")
+    return device
+
+
+def describe_device(device: torch.device) -> str:
+    if device.type == "cuda":
+        return f"cuda ({torch.cuda.get_device_name(device)})"
+    return device.type
+
+
+@contextmanager
+def cpu_threads(threads: int) -> Iterator[int]:
+    """Run the block with `threads` torch CPU threads (capped at the core count), then restore the old count."""
+    previous = torch.get_num_threads()
+    chosen = max(1, min(threads, os.cpu_count() or 1))
+    torch.set_num_threads(chosen)
+    try:
+        yield chosen
+    finally:
+        torch.set_num_threads(previous)
+
+
+def autocast(device: torch.device):
+    """bf16 autocast on CUDA; a no-op on CPU, where bf16 matmuls are slow and results must be exact."""
+    return torch.autocast(device_type=device.type, dtype=torch.bfloat16, enabled=device.type == "cuda")
+
+
+def classification_metrics(y_true: np.ndarray, y_pred: np.ndarray, n_classes: int) -> dict[str, Any]:
+    """Accuracy, macro precision / recall / F1, per-class F1 and the confusion matrix (rows true, columns
+    predicted), all from sklearn.metrics over the labels 0 .. n_classes-1 (a class never predicted scores 0)."""
+    labels = list(range(n_classes))
+    precision, recall, f1, _ = skm.precision_recall_fscore_support(
+        y_true, y_pred, labels=labels, average="macro", zero_division=0
+    )
+    return {
+        "accuracy": float(skm.accuracy_score(y_true, y_pred)),
+        "precision": float(precision),
+        "recall": float(recall),
+        "f1": float(f1),
+        "per_class_f1": skm.f1_score(y_true, y_pred, labels=labels, average=None, zero_division=0).tolist(),
+        "confusion_matrix": skm.confusion_matrix(y_true, y_pred, labels=labels).tolist(),
+    }
+
+
+def _check_windows(windows: Any) -> None:
+    n_classes = len(windows.class_names)
+    for split in ("train", "val", "test"):
+        x, y = getattr(windows, f"x_{split}"), getattr(windows, f"y_{split}")
+        if x.ndim != 2 or x.shape[1] != windows.window or len(x) != len(y):
+            raise DataError(
+                f"x_{split} must be (n, {windows.window}) with one label per row; got x {x.shape}, y {y.shape}"
+            )
+        if len(x) == 0:
+            raise DataError(
+                f"The {split} split has no windows; training needs train, validation (for early stopping) and "
+                f"test windows. Use longer recordings, a smaller window or a larger {split} share."
+            )
+        if y.min() < 0 or y.max() >= n_classes:
+            raise DataError(f"y_{split} holds labels outside 0..{n_classes - 1} (there are {n_classes} class names)")
+
+
+def _batches(n: int, batch_size: int, order: torch.Tensor | None = None) -> Iterator[torch.Tensor | slice]:
+    for start in range(0, n, batch_size):
+        yield order[start : start + batch_size] if order is not None else slice(start, start + batch_size)
+
+
+def _train_epoch(
+    model: torch.nn.Module,
+    optimizer: torch.optim.Optimizer,
+    x: torch.Tensor,
+    y: torch.Tensor,
+    config: TrainConfig,
+    generator: torch.Generator,
+    device: torch.device,
+    should_stop: Callable[[], bool] | None,
+) -> float:
+    model.train()
+    # the shuffle is drawn on the CPU from the run's own generator, so it is the same on every device
+    order = torch.randperm(len(x), generator=generator).to(device)
+    total_loss = 0.0
+    # a lone trailing window is dropped (a different one each epoch): BatchNorm cannot normalise a batch of one
+    if len(order) % config.batch_size == 1 and len(order) > 1:
+        order = order[:-1]
+    for batch in _batches(len(order), config.batch_size, order):
+        if should_stop is not None and should_stop():
+            raise TrainingStopped("training was stopped on request")
+        with autocast(device):
+            logits = model(x[batch])  # (batch, n_classes)
+        loss = F.cross_entropy(logits.float(), y[batch])
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        optimizer.step()
+        total_loss += loss.item() * len(y[batch])
+    return total_loss / len(order)
+
+
+@torch.no_grad()
+def _predict_logits(model: torch.nn.Module, x: torch.Tensor, device: torch.device) -> torch.Tensor:
+    model.eval()
+    outputs = []
+    for batch in _batches(len(x), EVAL_BATCH_SIZE):
+        with autocast(device):
+            outputs.append(model(x[batch]).float())
+    return torch.cat(outputs)  # (n, n_classes)
+
+
+def _loss_and_accuracy(model: torch.nn.Module, x: torch.Tensor, y: torch.Tensor, device: torch.device) -> tuple[float, float]:
+    logits = _predict_logits(model, x, device)
+    loss = F.cross_entropy(logits, y).item()
+    accuracy = (logits.argmax(dim=1) == y).float().mean().item()
+    return loss, accuracy
+
+
+def train(
+    windows: Any,
+    model_name: str,
+    config: TrainConfig,
+    seed: int,
+    device: str | torch.device | None = None,
+    progress: Callable[[int, dict[str, float]], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    keep_weights: bool = False,
+) -> dict[str, Any]:
+    """Train `model_name` on `windows` (a WindowSet) with `seed`; return one run of the results JSON.
+
+    The run holds the keys of `core.results.RUN_KEYS` (metrics as fractions, history per epoch, wall
+    seconds of the training loop, training windows per second of training passes, device) plus
+    `n_parameters` and `best_epoch` (and, with `keep_weights`, `weights`: the restored best state_dict on
+    the CPU, which is not JSON and is left out of the results). `progress(epoch, metrics)` is called after each epoch with the
+    history row; `should_stop()` is checked before each batch and raises TrainingStopped when True.
+    """
+    device = pick_device(device)
+    _check_windows(windows)
+    n_classes = len(windows.class_names)
+    threads = cpu_threads(config.threads) if device.type == "cpu" else nullcontext()
+    with threads:
+        torch.manual_seed(seed)
+        model = build_model(model_name, windows.window, n_classes, config.model).to(device)
+        x_train, y_train, x_val, y_val, x_test = (
+            torch.as_tensor(array, device=device)
+            for array in (windows.x_train, windows.y_train, windows.x_val, windows.y_val, windows.x_test)
+        )
+        optimizer = torch.optim.AdamW(model.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay)
+        generator = torch.Generator().manual_seed(seed)
+
+        history: list[dict[str, float]] = []
+        best_loss, best_epoch, best_state = math.inf, 0, None
+        training_seconds = 0.0
+        started = time.perf_counter()
+        for epoch in range(1, config.epochs + 1):
+            epoch_started = time.perf_counter()
+            train_loss = _train_epoch(model, optimizer, x_train, y_train, config, generator, device, should_stop)
+            training_seconds += time.perf_counter() - epoch_started
+            val_loss, val_accuracy = _loss_and_accuracy(model, x_val, y_val, device)
+            row = {"epoch": epoch, "train_loss": train_loss, "val_loss": val_loss, "val_accuracy": val_accuracy}
+            if not (math.isfinite(train_loss) and math.isfinite(val_loss)):
+                raise FloatingPointError(
+                    f"{model_name} diverged at epoch {epoch} (train loss {train_loss}, validation loss {val_loss}); "
+                    f"lower the learning rate (now {config.learning_rate:g})"
+                )
+            history.append(row)
+            if progress is not None:
+                progress(epoch, dict(row))
+            if val_loss < best_loss:
+                best_loss, best_epoch = val_loss, epoch
+                best_state = copy.deepcopy(model.state_dict())
+            elif epoch - best_epoch >= config.patience:
+                break
+        train_seconds = time.perf_counter() - started
+
+        model.load_state_dict(best_state)
+        predictions = _predict_logits(model, x_test, device).argmax(dim=1).cpu().numpy()
+
+    run = {
+        "model": model_name,
+        "seed": int(seed),
+        **classification_metrics(windows.y_test, predictions, n_classes),
+        "epochs": len(history),
+        "train_seconds": train_seconds,
+        "windows_per_second": len(windows.x_train) * len(history) / max(training_seconds, 1e-9),
+        "device": describe_device(device),
+        "history": history,
+        "n_parameters": count_parameters(model),
+        "best_epoch": best_epoch,
+    }
+    if keep_weights:
+        run["weights"] = {name: tensor.detach().cpu().clone() for name, tensor in model.state_dict().items()}
+    return run

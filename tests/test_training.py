@@ -1,0 +1,165 @@
+"""The training engine: learning on the synthetic set, determinism, early stopping, stopping, metrics."""
+
+import dataclasses
+import os
+
+import numpy as np
+import pytest
+import torch
+
+import core.training as training
+from core.models import ModelConfig
+from core.results import RUN_KEYS
+from core.training import TrainConfig, TrainingStopped, classification_metrics, pick_device, train
+from core.vibration import DataError, make_windows, synthetic_bearing_set
+
+FOUR_CLASSES = ("normal", "IR007", "B007", "OR007")
+
+
+@pytest.fixture(scope="module")
+def windows():
+    # 2 s of each of four classes, 256-sample windows: 64 / 18 / 9 windows per class
+    return make_windows(synthetic_bearing_set(seed=0, duration_s=2.0, classes=FOUR_CLASSES), window=256)
+
+
+def tiny_config(**overrides) -> TrainConfig:
+    model = ModelConfig(patch=16, n_heads=2, n_layers=1)
+    return TrainConfig(**{"model": model, "epochs": 2, "threads": 1, **overrides})
+
+
+def test_metrics_equal_a_hand_computed_case():
+    # class 0: TP 1, FP 1, FN 1 -> P 1/2, R 1/2, F1 1/2
+    # class 1: TP 2, FP 1, FN 0 -> P 2/3, R 1,   F1 4/5
+    # class 2: TP 1, FP 0, FN 1 -> P 1,   R 1/2, F1 2/3
+    y_true = np.array([0, 0, 1, 1, 2, 2])
+    y_pred = np.array([0, 1, 1, 1, 2, 0])
+    metrics = classification_metrics(y_true, y_pred, 3)
+    assert metrics["accuracy"] == pytest.approx(4 / 6)
+    assert metrics["precision"] == pytest.approx((1 / 2 + 2 / 3 + 1) / 3)
+    assert metrics["recall"] == pytest.approx((1 / 2 + 1 + 1 / 2) / 3)
+    assert metrics["f1"] == pytest.approx((1 / 2 + 4 / 5 + 2 / 3) / 3)
+    assert metrics["per_class_f1"] == pytest.approx([1 / 2, 4 / 5, 2 / 3])
+    assert metrics["confusion_matrix"] == [[1, 1, 0], [0, 2, 0], [1, 0, 1]]
+
+
+def test_a_class_never_predicted_scores_zero_and_counts_in_the_macro_mean():
+    metrics = classification_metrics(np.array([0, 1, 2, 2]), np.array([0, 1, 1, 1]), 3)
+    assert metrics["per_class_f1"] == pytest.approx([1.0, 1 / 2, 0.0])  # class 1: P 1/3, R 1, F1 2PR/(P+R)
+    assert metrics["f1"] == pytest.approx((1 + 1 / 2 + 0) / 3)
+
+
+def test_a_short_run_on_the_synthetic_set_beats_chance_by_a_wide_margin(windows):
+    run = train(windows, "A", tiny_config(epochs=8), seed=0)
+    assert run["accuracy"] >= 0.6  # chance is 0.25 with four balanced classes
+    assert run["f1"] >= 0.5
+
+
+def test_a_run_has_the_results_json_keys_and_consistent_numbers(windows):
+    config = tiny_config(epochs=3, patience=10)
+    progress_calls = []
+    run = train(windows, "B", config, seed=1, progress=lambda epoch, metrics: progress_calls.append((epoch, metrics)))
+    assert set(RUN_KEYS) <= set(run)
+    assert run["model"] == "B" and run["seed"] == 1 and run["device"] == "cpu"
+    assert run["epochs"] == len(run["history"]) == 3
+    assert [epoch for epoch, _ in progress_calls] == [1, 2, 3]
+    assert progress_calls[-1][1] == run["history"][-1]
+    assert np.sum(run["confusion_matrix"]) == len(windows.y_test)
+    assert np.trace(run["confusion_matrix"]) == round(run["accuracy"] * len(windows.y_test))
+    assert run["train_seconds"] > 0 and run["windows_per_second"] > 0
+    assert run["best_epoch"] == 1 + int(np.argmin([row["val_loss"] for row in run["history"]]))
+    assert "weights" not in run
+
+
+def test_same_seed_same_metrics_on_cpu(windows):
+    config = tiny_config()
+    first, second = train(windows, "B", config, seed=3), train(windows, "B", config, seed=3)
+    other = train(windows, "B", config, seed=4)
+    for key in ("accuracy", "f1", "confusion_matrix", "history"):
+        assert first[key] == second[key], key
+    assert first["history"] != other["history"]
+
+
+def test_early_stopping_restores_the_best_checkpoint(windows, monkeypatch):
+    # With the best validation loss scripted at epoch 1, the restored model is the model after epoch 1,
+    # so its test predictions equal those of a one-epoch run with the same seed.
+    one_epoch = train(windows, "CNN", tiny_config(epochs=1, learning_rate=0.01), seed=0)
+
+    scripted = iter([0.10, 0.50, 0.40, 0.30, 0.20])
+    real = training._loss_and_accuracy
+
+    def scripted_validation(model, x, y, device):
+        _, accuracy = real(model, x, y, device)
+        return next(scripted), accuracy
+
+    monkeypatch.setattr(training, "_loss_and_accuracy", scripted_validation)
+    run = train(windows, "CNN", tiny_config(epochs=5, patience=3, learning_rate=0.01), seed=0)
+    assert run["epochs"] == 4  # epochs 2, 3, 4 bring no new best: patience 3 is used up
+    assert run["best_epoch"] == 1
+    assert run["confusion_matrix"] == one_epoch["confusion_matrix"]
+
+
+def test_should_stop_is_checked_before_every_batch(windows):
+    batches_per_epoch = -(-len(windows.y_train) // 64)  # 256 training windows, batch 64: 4 batches
+    checks = []
+
+    def stop_on_sixth_check():
+        checks.append(1)
+        return len(checks) == 6
+
+    epochs_seen = []
+    with pytest.raises(TrainingStopped):
+        train(windows, "A", tiny_config(epochs=5), seed=0, should_stop=stop_on_sixth_check,
+              progress=lambda epoch, metrics: epochs_seen.append(epoch))
+    assert batches_per_epoch == 4
+    assert len(checks) == 6  # stopped at the check that said so, not an epoch later
+    assert epochs_seen == [1]
+
+
+def test_thread_count_is_set_for_training_and_restored(windows):
+    before = torch.get_num_threads()
+    seen = []
+    train(windows, "A", tiny_config(epochs=1, threads=1), seed=0, progress=lambda *_: seen.append(torch.get_num_threads()))
+    assert seen == [1]
+    assert torch.get_num_threads() == before
+    huge = []
+    train(windows, "A", tiny_config(epochs=1, threads=10_000), seed=0, progress=lambda *_: huge.append(torch.get_num_threads()))
+    assert huge == [min(10_000, os.cpu_count())]
+
+
+def test_keep_weights_returns_the_restored_state_on_the_cpu(windows):
+    run = train(windows, "B", tiny_config(epochs=1), seed=0, keep_weights=True)
+    assert run["weights"]["head.weight"].shape == (4, 16)
+    assert run["weights"]["head.weight"].device.type == "cpu"
+
+
+def test_an_empty_split_is_a_data_error(windows):
+    no_validation = dataclasses.replace(windows, x_val=windows.x_val[:0], y_val=windows.y_val[:0])
+    with pytest.raises(DataError, match="val split has no windows"):
+        train(no_validation, "A", tiny_config(), seed=0)
+
+
+def test_labels_outside_the_class_list_are_a_data_error(windows):
+    broken = dataclasses.replace(windows, y_test=windows.y_test + 10)
+    with pytest.raises(DataError, match="labels outside 0..3"):
+        train(broken, "A", tiny_config(), seed=0)
+
+
+def test_config_rejects_settings_that_cannot_train():
+    with pytest.raises(ValueError, match="epochs must be a positive integer"):
+        TrainConfig(epochs=0)
+    with pytest.raises(ValueError, match="learning_rate must be positive"):
+        TrainConfig(learning_rate=0.0)
+
+
+def test_config_round_trips_through_a_plain_dict():
+    config = tiny_config(epochs=7)
+    assert TrainConfig.from_dict(config.to_dict()) == config
+
+
+def test_device_choice():
+    assert pick_device("cpu").type == "cpu"
+    assert pick_device(None).type == ("cuda" if torch.cuda.is_available() else "cpu")
+    if not torch.cuda.is_available():
+        with pytest.raises(ValueError, match="no GPU"):
+            pick_device("cuda")
+
