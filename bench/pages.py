@@ -25,8 +25,11 @@ PAGES: dict[str, dict[str, str]] = {
     "app.py": {},  # the home page, through the navigation
     "pages/encoding_matrix.py": {"n": "4096", "d": "1024", "base": "1000000", "t": "4095", "zr": "4000", "zc": "960"},
     "pages/wavelengths.py": {"d": "1024", "base": "1000000", "bits": "6"},
-    "pages/similarity.py": {"d": "1024", "n": "4096"},
-    "pages/softmax_saturation.py": {"dk": "1024", "n": "4096"},
+    "pages/similarity.py": {"d": "1024", "n": "1024", "kmax": "512", "t": "1024", "k": "1024", "base": "1000000",
+                            "scheme": "RoPE", "s": "512"},
+    "pages/softmax_saturation.py": {"a": "1000", "mc": "8000", "dk": "4096", "temp": "0.05",
+                                    "scores": ",".join(str(i) for i in range(16)), "n": "4096"},
+    "pages/fault_lab.py": {},
 }
 REPEATS = 3
 
