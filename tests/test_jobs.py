@@ -1,0 +1,170 @@
+"""Background jobs driven without streamlit: run to the end, stop midway, queue, fail without killing the worker."""
+
+import threading
+import time
+
+import pytest
+
+import core.jobs as jobs
+from core.models import ModelConfig
+from core.results import validate_results
+from core.training import TrainConfig, TrainingStopped
+from core.vibration import DataError, make_windows, synthetic_bearing_set
+
+WAIT_S = 60  # a guard against a hung test, not a speed requirement
+
+
+@pytest.fixture(scope="module")
+def windows():
+    return make_windows(synthetic_bearing_set(seed=0, duration_s=1.0, classes=("normal", "IR007", "OR007")), window=128)
+
+
+@pytest.fixture(autouse=True)
+def stop_leftover_jobs(monkeypatch):
+    """The worker is shared by the whole process: leave nothing running for the next test."""
+    started = []
+    real_start = jobs.start
+
+    def tracking_start(plan):
+        job = real_start(plan)
+        started.append(job)
+        return job
+
+    monkeypatch.setattr(jobs, "start", tracking_start)
+    yield
+    for job in started:
+        job.stop()
+    for job in started:
+        assert job.wait(WAIT_S), "a job did not end after stop()"
+
+
+def tiny_config(**overrides) -> TrainConfig:
+    return TrainConfig(**{"model": ModelConfig(patch=16, n_heads=2, n_layers=1), "epochs": 2, **overrides})
+
+
+def endless_config() -> TrainConfig:
+    return tiny_config(epochs=100_000, patience=100_000)
+
+
+def wait_until(condition, timeout=WAIT_S):
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not reached in time")
+        time.sleep(0.01)
+
+
+def test_a_job_runs_to_the_end_and_reports_as_it_goes(windows):
+    job = jobs.start(jobs.Plan(data=windows, models=["A", "B"], seeds=[0, 1], config=tiny_config()))
+    seen_states = set()
+    while not job.done:
+        status = job.status()
+        seen_states.add(status.state)
+        assert status.state in jobs.STATES
+        time.sleep(0.005)
+    status = job.status()
+    assert status.state == "done" and status.error is None
+    assert seen_states <= {"queued", "running", "done"}
+    assert status.run_index == status.n_runs == 4
+    assert [(run["model"], run["seed"]) for run in status.runs] == [("A", 0), ("B", 0), ("A", 1), ("B", 1)]
+    assert status.epoch == len(status.history) == 2 and status.latest == status.history[-1]
+    results = job.result()
+    validate_results(results)
+    assert len(results["runs"]) == 4
+    assert results["config"]["models"] == ["A", "B"] and results["config"]["train"]["epochs"] == 2
+    assert results["config"]["data"]["window"] == 128
+    assert set(job.weights()) == {"A/seed0", "B/seed0", "A/seed1", "B/seed1"}
+
+
+def test_the_data_can_be_a_callable_built_on_the_worker(windows):
+    built_on = []
+
+    def build():
+        built_on.append(threading.current_thread().name)
+        return windows
+
+    job = jobs.start(jobs.Plan(data=build, models=["A"], seeds=[0], config=tiny_config(epochs=1)))
+    assert job.wait(WAIT_S)
+    assert job.status().state == "done"
+    assert built_on == ["pe-lab-training"]
+
+
+def test_stop_midway_keeps_the_finished_runs(windows, monkeypatch):
+    # Make the second run endless: the job is stopped inside it, after the first run has finished.
+    real_train = jobs.train
+
+    def train_with_endless_b(windows, model, config, seed, device, progress, should_stop, keep_weights):
+        if model == "A":
+            return real_train(windows, model, tiny_config(epochs=1), seed, device, progress, should_stop, keep_weights)
+        while True:
+            if should_stop():
+                raise TrainingStopped("stopped")
+            progress(1, {"epoch": 1, "train_loss": 1.0, "val_loss": 1.0, "val_accuracy": 0.5})
+            time.sleep(0.001)
+
+    monkeypatch.setattr(jobs, "train", train_with_endless_b)
+    job = jobs.start(jobs.Plan(data=windows, models=["A", "B"], seeds=[0], config=tiny_config()))
+    wait_until(lambda: job.status().model == "B" and job.status().epoch > 0)
+    job.stop()
+    assert job.wait(WAIT_S)
+    status = job.status()
+    assert status.state == "stopped"
+    assert [run["model"] for run in status.runs] == ["A"]
+    partial = job.result()
+    validate_results(partial)
+    assert [run["model"] for run in partial["runs"]] == ["A"]
+
+
+def test_stopping_a_real_training_run(windows):
+    job = jobs.start(jobs.Plan(data=windows, models=["A"], seeds=[0], config=endless_config()))
+    wait_until(lambda: job.status().epoch >= 1)
+    epochs_at_stop = job.status().epoch
+    job.stop()
+    assert job.wait(WAIT_S)
+    assert job.status().state == "stopped"
+    assert job.status().epoch <= epochs_at_stop + 1  # train() checks before every batch (test_training)
+    assert job.result() is None  # no run finished
+
+
+def test_jobs_queue_one_at_a_time_and_see_their_place(windows):
+    first = jobs.start(jobs.Plan(data=windows, models=["A"], seeds=[0], config=endless_config()))
+    wait_until(lambda: first.status().state == "running")
+    second = jobs.start(jobs.Plan(data=windows, models=["A"], seeds=[0], config=tiny_config(epochs=1)))
+    third = jobs.start(jobs.Plan(data=windows, models=["CNN"], seeds=[0], config=tiny_config(epochs=1)))
+    assert first.status().jobs_ahead == 0
+    assert (second.status().state, second.status().jobs_ahead) == ("queued", 1)
+    assert (third.status().state, third.status().jobs_ahead) == ("queued", 2)
+    assert jobs.queue_length() == 3
+
+    second.stop()  # leaves the queue at once
+    assert second.status().state == "stopped" and second.done
+    assert third.status().jobs_ahead == 1
+
+    first.stop()
+    assert third.wait(WAIT_S)
+    assert first.status().state == "stopped"
+    assert third.status().state == "done"
+
+
+def test_a_failing_job_reports_why_and_the_worker_runs_the_next(windows):
+    def broken_data():
+        raise DataError("CWRU files missing from /nowhere: 97.mat")
+
+    failing = jobs.start(jobs.Plan(data=broken_data, models=["A"], seeds=[0], config=tiny_config()))
+    bad_heads = jobs.start(
+        jobs.Plan(data=windows, models=["A"], seeds=[0], config=tiny_config(model=ModelConfig(patch=16, n_heads=3)))
+    )
+    after = jobs.start(jobs.Plan(data=windows, models=["A"], seeds=[0], config=tiny_config(epochs=1)))
+    assert after.wait(WAIT_S)
+    assert failing.status().state == "failed"
+    assert failing.status().error == "DataError: CWRU files missing from /nowhere: 97.mat"
+    assert failing.result() is None
+    assert bad_heads.status().state == "failed" and "must divide d_model=16" in bad_heads.status().error
+    assert after.status().state == "done"
+
+
+def test_a_plan_refuses_unknown_models_and_repeats(windows):
+    with pytest.raises(ValueError, match="unknown models"):
+        jobs.Plan(data=windows, models=["A", "Z"], seeds=[0])
+    with pytest.raises(ValueError, match="must not repeat"):
+        jobs.Plan(data=windows, models=["A"], seeds=[0, 0])
