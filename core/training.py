@@ -209,10 +209,10 @@ def train(
     with threads:
         torch.manual_seed(seed)
         model = build_model(model_name, windows.window, n_classes, config.model).to(device)
-        x_train, y_train, x_val, y_val, x_test = (
-            torch.as_tensor(array, device=device)
-            for array in (windows.x_train, windows.y_train, windows.x_val, windows.y_val, windows.x_test)
+        x_train, x_val, x_test = (
+            torch.as_tensor(x, dtype=torch.float32, device=device) for x in (windows.x_train, windows.x_val, windows.x_test)
         )
+        y_train, y_val = (torch.as_tensor(y, dtype=torch.long, device=device) for y in (windows.y_train, windows.y_val))
         optimizer = torch.optim.AdamW(model.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay)
         generator = torch.Generator().manual_seed(seed)
 
