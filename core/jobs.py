@@ -88,7 +88,7 @@ def experiment_config(plan: Plan, windows: Any) -> dict[str, Any]:
         "models": list(plan.models),
         "seeds": list(plan.seeds),
         "metric": plan.metric,
-        "device": plan.device,
+        "device": None if plan.device is None else str(plan.device),
         "train": plan.config.to_dict(),
         "data": {
             **dict(plan.data_settings),
