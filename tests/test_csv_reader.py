@@ -17,10 +17,20 @@ from core.vibration import csv_reader
 
 # --- accepted dialects ----------------------------------------------------------------------------
 
-LONG_WITH_TIME = b"time,signal,label\n0.0000,0.5,normal\n0.0001,-0.25,normal\n0.0002,1.0,normal\n0.0003,2.0,IR007\n0.0004,3.0,IR007\n"
+LONG_WITH_TIME = (
+    b"time,signal,label\n"
+    b"0.0000,0.5,normal\n0.0001,-0.25,normal\n0.0002,1.0,normal\n"
+    b"0.0003,2.0,IR007\n0.0004,3.0,IR007\n"
+)
 DIALECTS = {
     # id: (file bytes, keyword arguments, [(label, samples)], sample rate, first recording's signal)
-    "long table, time column gives 10 kHz": (LONG_WITH_TIME, {}, [("normal", 3), ("IR007", 2)], 10_000.0, [0.5, -0.25, 1.0]),
+    "long table, time column gives 10 kHz": (
+        LONG_WITH_TIME,
+        {},
+        [("normal", 3), ("IR007", 2)],
+        10_000.0,
+        [0.5, -0.25, 1.0],
+    ),
     "wide table, header names the classes": (
         b"normal,IR007,OR007\n0.1,0.2,0.3\n0.4,0.5,0.6\n",
         {},
@@ -28,7 +38,13 @@ DIALECTS = {
         12_000.0,
         [0.1, 0.4],
     ),
-    "single column labelled by name": (b"0.1\n0.2\n0.3\n0.4\n", {"name": "IR014.csv"}, [("IR014", 4)], 12_000.0, [0.1, 0.2, 0.3, 0.4]),
+    "single column labelled by name": (
+        b"0.1\n0.2\n0.3\n0.4\n",
+        {"name": "IR014.csv"},
+        [("IR014", 4)],
+        12_000.0,
+        [0.1, 0.2, 0.3, 0.4],
+    ),
     "semicolon with decimal commas": (
         "signal;label\n0,5;normal\n-1,25;normal\n2,0;B007\n".encode(),
         {},
@@ -36,10 +52,34 @@ DIALECTS = {
         12_000.0,
         [0.5, -1.25],
     ),
-    "tab separated": (b"time\tsignal\tlabel\n0\t1\tOR007\n0.5\t2\tOR007\n1.0\t3\tOR007\n", {}, [("OR007", 3)], 2.0, [1, 2, 3]),
-    "whitespace aligned": (b"  normal    IR021\n   0.10    -1.5\n   0.20     2.5\n", {}, [("normal", 2), ("IR021", 2)], 12_000.0, [0.1, 0.2]),
-    "UTF-8 byte-order mark": ("\ufeffsignal,label\n1.5,normal\n2.5,normal\n".encode(), {}, [("normal", 2)], 12_000.0, [1.5, 2.5]),
-    "CRLF line ends": (b"signal,label\r\n1,normal\r\n2,normal\r\n3,B014\r\n", {}, [("normal", 2), ("B014", 1)], 12_000.0, [1, 2]),
+    "tab separated": (
+        b"time\tsignal\tlabel\n0\t1\tOR007\n0.5\t2\tOR007\n1.0\t3\tOR007\n",
+        {},
+        [("OR007", 3)],
+        2.0,
+        [1, 2, 3],
+    ),
+    "whitespace aligned": (
+        b"  normal    IR021\n   0.10    -1.5\n   0.20     2.5\n",
+        {},
+        [("normal", 2), ("IR021", 2)],
+        12_000.0,
+        [0.1, 0.2],
+    ),
+    "UTF-8 byte-order mark": (
+        "\ufeffsignal,label\n1.5,normal\n2.5,normal\n".encode(),
+        {},
+        [("normal", 2)],
+        12_000.0,
+        [1.5, 2.5],
+    ),
+    "CRLF line ends": (
+        b"signal,label\r\n1,normal\r\n2,normal\r\n3,B014\r\n",
+        {},
+        [("normal", 2), ("B014", 1)],
+        12_000.0,
+        [1, 2],
+    ),
     "quoted fields": (
         b'"time","signal","label"\n"0","1.5","inner race"\n"0.25","2.5","inner race"\n',
         {},
@@ -47,8 +87,20 @@ DIALECTS = {
         4.0,
         [1.5, 2.5],
     ),
-    "scientific notation": (b"signal,label\n1.5e-3,normal\n-2E+2,normal\n3e0,normal\n", {}, [("normal", 3)], 12_000.0, [1.5e-3, -200.0, 3.0]),
-    "no header, label column of text": (b"0.1,normal\n0.2,normal\n0.3,OR014\n", {}, [("normal", 2), ("OR014", 1)], 12_000.0, [0.1, 0.2]),
+    "scientific notation": (
+        b"signal,label\n1.5e-3,normal\n-2E+2,normal\n3e0,normal\n",
+        {},
+        [("normal", 3)],
+        12_000.0,
+        [1.5e-3, -200.0, 3.0],
+    ),
+    "no header, label column of text": (
+        b"0.1,normal\n0.2,normal\n0.3,OR014\n",
+        {},
+        [("normal", 2), ("OR014", 1)],
+        12_000.0,
+        [0.1, 0.2],
+    ),
     "comment and blank lines": (
         b"# exported by a DAQ\n# rate unknown\n\nsignal,label\n1,normal\n\n# a note mid-table\n2,normal\n",
         {},
@@ -70,9 +122,27 @@ DIALECTS = {
         12_000.0,
         [0.5, 1.5],
     ),
-    "time column in milliseconds": (b"time_ms,signal\n0,1\n0.5,2\n1.0,3\n", {"name": "normal"}, [("normal", 3)], 2_000.0, [1, 2, 3]),
-    "single decimal-comma column, no header": (b"0,5\n-1,25\n2,0\n", {"name": "B021"}, [("B021", 3)], 12_000.0, [0.5, -1.25, 2.0]),
-    "Windows-1252 header": ("Beschleunigung µm/s²;label\n1;normal\n2;normal\n".encode("cp1252"), {}, [("normal", 2)], 12_000.0, [1, 2]),
+    "time column in milliseconds": (
+        b"time_ms,signal\n0,1\n0.5,2\n1.0,3\n",
+        {"name": "normal"},
+        [("normal", 3)],
+        2_000.0,
+        [1, 2, 3],
+    ),
+    "single decimal-comma column, no header": (
+        b"0,5\n-1,25\n2,0\n",
+        {"name": "B021"},
+        [("B021", 3)],
+        12_000.0,
+        [0.5, -1.25, 2.0],
+    ),
+    "Windows-1252 header": (
+        "Beschleunigung µm/s²;label\n1;normal\n2;normal\n".encode("cp1252"),
+        {},
+        [("normal", 2)],
+        12_000.0,
+        [1, 2],
+    ),
 }
 
 
@@ -161,7 +231,11 @@ def test_example_csv_is_a_small_long_table_that_windows_into_every_split():
 
     assert len(content) < 2_000_000
     assert content.startswith(b"# PE Lab example upload")
-    assert [(rec.label, rec.signal.size) for rec in recordings] == [("normal", 30_000), ("IR007", 30_000), ("OR007", 30_000)]
+    assert [(rec.label, rec.signal.size) for rec in recordings] == [
+        ("normal", 30_000),
+        ("IR007", 30_000),
+        ("OR007", 30_000),
+    ]
     assert {rec.sample_rate for rec in recordings} == {12_000.0}
     assert recordings[0].meta["sample_rate_source"] == "time column"
     for split in ("train", "val", "test"):
@@ -190,10 +264,18 @@ ERRORS = {
         ["'signal'", "3 missing or non-finite values", "lines 4, 5, 7"],
     ),
     "line with too many fields": (b"signal,label\n1,normal\n2,normal,extra\n", {}, ["Line 3 has 3 fields", "has 2"]),
-    "preamble without # ": (b"Sample rate: 12000 Hz\nsignal,label\n1,normal\n2,normal\n", {}, ["header line has 1 field", "#"]),
+    "preamble without # ": (
+        b"Sample rate: 12000 Hz\nsignal,label\n1,normal\n2,normal\n",
+        {},
+        ["header line has 1 field", "#"],
+    ),
     "single column without any class": (b"0.1\n0.2\n", {}, ["no class label", "Name the file"]),
     "numeric columns without a header": (b"0.1,0.2\n0.3,0.4\n", {}, ["no header naming their classes"]),
-    "two signal columns beside a label": (b"DE,FE,label\n1,2,normal\n3,4,normal\n", {}, ["exactly one signal column", "'DE', 'FE'"]),
+    "two signal columns beside a label": (
+        b"DE,FE,label\n1,2,normal\n3,4,normal\n",
+        {},
+        ["exactly one signal column", "'DE', 'FE'"],
+    ),
     "stray text column": (b"signal,notes,label\n1,ok,normal\n2,ok,normal\n", {}, ["'notes'", "hold text"]),
     "empty label": (b"signal,label\n1,normal\n2,\n3,normal\n", {}, ["label column 'label' is empty", "line 3"]),
     "labels interleaved row by row": (
@@ -201,7 +283,11 @@ ERRORS = {
         {},
         ["label changes 299 times", "continuous block"],
     ),
-    "time column with a gap": (b"time,signal\n0,1\n1,2\n2,3\n9,4\n10,5\n", {"name": "normal"}, ["jumps by 7 s at line 5"]),
+    "time column with a gap": (
+        b"time,signal\n0,1\n1,2\n2,3\n9,4\n10,5\n",
+        {"name": "normal"},
+        ["jumps by 7 s at line 5"],
+    ),
     "time column going backwards": (b"time,signal\n0,1\n2,2\n1,3\n", {"name": "normal"}, ["goes backwards at line 4"]),
     "unclosed quote": (b'signal,label\n1,normal\n"2,normal\n3,normal\n', {}, ["quoted field", "never closed"]),
     "very long line": (b"1," * 20_000, {}, ["characters long"]),
@@ -316,7 +402,7 @@ def _assert_recordings_or_data_error(data: bytes, **kwargs) -> None:
     assert recordings and all(np.all(np.isfinite(recording.signal)) for recording in recordings)
 
 
-@settings(max_examples=40, deadline=timedelta(seconds=3), database=None)
+@settings(max_examples=80, deadline=timedelta(seconds=3), database=None)
 @given(
     values=st.lists(
         st.lists(st.floats(-1e6, 1e6, allow_nan=False).map(lambda v: round(v, 6)), min_size=2, max_size=2),
@@ -347,3 +433,14 @@ def test_a_wide_table_written_in_any_dialect_reads_back_exactly(
 
     assert [recording.label for recording in recordings] == ["normal", "IR007"]
     np.testing.assert_array_equal(np.column_stack([rec.signal for rec in recordings]), np.array(values))
+
+
+def test_extra_fields_on_the_first_data_line_are_reported_not_dropped():
+    with pytest.raises(DataError, match="first data line has 3 fields where the table has 2"):
+        read_vibration_csv(b"signal,label\n1,normal,9\n2,normal\n3,normal\n4,normal\n")
+
+
+def test_trailing_tabs_are_cut_like_trailing_commas():
+    recordings = read_vibration_csv(b"normal\tIR007\t\n0.5\t1.5\t\n2.5\t3.5\t\n")
+
+    assert [(rec.label, rec.signal.tolist()) for rec in recordings] == [("normal", [0.5, 2.5]), ("IR007", [1.5, 3.5])]

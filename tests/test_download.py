@@ -77,7 +77,10 @@ def no_proxy_and_short_pauses(monkeypatch):
 def test_a_clean_download_verifies_and_reports_progress(server, tmp_path):
     updates = []
 
-    result = download_cwru(tmp_path, files=FILES, base_url=server.base_url, progress=lambda f, t: updates.append((f, t)))
+    def progress(fraction: float, text: str) -> None:
+        updates.append((fraction, text))
+
+    result = download_cwru(tmp_path, files=FILES, base_url=server.base_url, progress=progress)
 
     md5s = official_md5s()
     assert result.downloaded == FILES and result.cached == []

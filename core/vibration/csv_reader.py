@@ -69,7 +69,7 @@ class _Dialect:
     has_header: bool
     names: tuple[str, ...]  # one per column
     text_columns: tuple[int, ...]  # columns that hold text in most sampled rows
-    first_row: tuple[str, ...]  # the first non-comment line, split
+    trailing_separators: bool  # sampled lines end with a separator
 
     @property
     def width(self) -> int:
@@ -100,7 +100,7 @@ def read_vibration_csv(source: Any, *, name: str | None = None, sample_rate: flo
     text = _decode(raw)
     del raw
     dialect = _sniff(text)
-    table = _table_text(text, dialect.separator)
+    table = _table_text(text, dialect)
     n_rows = table.count("\n") + 1 - dialect.has_header if table else 0
     _check_size(n_rows, dialect)
     roles = _roles(dialect)
@@ -325,7 +325,9 @@ def _sniff(text: str) -> _Dialect:
         )
     names = tuple((first[j].strip() if has_header else "") or f"column {j + 1}" for j in range(width))
     text_columns = tuple(j for j in range(width) if _mostly_text([row[j] for row in body if j < len(row)], decimal))
-    return _Dialect(separator, decimal, has_header, names, text_columns, tuple(first))
+    padding = " \t".replace(separator, "")  # whitespace after the last separator, not the separator itself
+    trailing = separator != " " and any(line.rstrip(padding).endswith(separator) for line in lines)
+    return _Dialect(separator, decimal, has_header, names, text_columns, trailing)
 
 
 def _choose_separator(lines: list[str]) -> tuple[str, str, list[list[str]]]:
@@ -333,7 +335,7 @@ def _choose_separator(lines: list[str]) -> tuple[str, str, list[list[str]]]:
     # A single column with decimal commas ("0,5") also splits evenly on commas, into two integers.
     first_is_single = "," not in lines[0] or _DECIMAL_COMMA_NUMBER.fullmatch(lines[0].strip())
     if first_is_single and all(_DECIMAL_COMMA_NUMBER.fullmatch(line.strip()) for line in data_lines):
-        return "\t", ",", [[line] for line in lines]
+        return _unused_separator(lines, "\t;|"), ",", [[line] for line in lines]
     candidates = []
     for priority, separator in enumerate(_SEPARATORS):
         rows = [_split(line, separator) for line in lines]
@@ -352,11 +354,16 @@ def _choose_separator(lines: list[str]) -> tuple[str, str, list[list[str]]]:
     # No separator gives a steady table under a fitting first line: a single column, if it reads as one.
     single = [[line] for line in lines]
     if _numeric_share(single[1:] or single, ",") >= 0.9:
-        return "\t", ",", single
+        return _unused_separator(lines, "\t;|"), ",", single
     if best and _numeric_share(single[1:] or single, ".") < 0.5:
         # A ragged table: keep the best split, and let pandas or _sniff name the line that breaks it.
         return best[1], best[2], best[3]
-    return ",", ".", single
+    return _unused_separator(lines, ",\t;|"), ".", single
+
+
+def _unused_separator(lines: list[str], choices: str) -> str:
+    """For a single column: a separator pandas will not find in the sampled lines."""
+    return next((separator for separator in choices if not any(separator in line for line in lines)), choices[0])
 
 
 def _has_header(first: list[str], data: list[list[str]], decimal: str) -> bool:
@@ -381,17 +388,19 @@ def _skipped_line_pattern(separator: str) -> re.Pattern:
     return re.compile(rf"[ \t]*#[^\n]*|[ \t{filler}]*")
 
 
-def _table_text(text: str, separator: str) -> str:
+def _table_text(text: str, dialect: _Dialect) -> str:
     """The table alone: skipped lines removed, trailing separators cut, so pandas sees a plain grid."""
-    skipped = _skipped_line_pattern(separator).pattern
+    skipped = _skipped_line_pattern(dialect.separator).pattern
     # Anchored on a literal "\n" (not ^ with re.M) so the regex engine can jump from line end to line end.
     table = re.sub(rf"\n(?:{skipped})(?=\n|\Z)", "", "\n" + text)[1:]
-    if separator != " ":
-        # One separator per pass: a repeated group before $ backtracks badly on a long file.
-        trailing = re.compile(rf"{re.escape(separator)}[ \t]*$", re.M)
-        removed = 1
-        while removed:
+    if dialect.trailing_separators:
+        # One separator per pass (a repeated group before $ is slow on a long file), and at most as many
+        # passes as a table has columns: more trailing separators than that, pandas reports with the line.
+        trailing = re.compile(rf"{re.escape(dialect.separator)}[ \t]*$", re.M)
+        for _ in range(MAX_COLUMNS):
             table, removed = trailing.subn("", table)
+            if not removed:
+                break
     return table
 
 
@@ -518,6 +527,17 @@ class _LineFinder:
 
 
 def _parse(table: bytes, dialect: _Dialect, roles: _Roles, text: str) -> pd.DataFrame:
+    # Given names, pandas drops extra fields of the first data row without a word (later rows it reports),
+    # so count that row's fields the way pandas splits them first.
+    try:
+        first_row = _read_table(table, dialect, str, names=None, nrows=1)
+    except ValueError as error:  # pandas' ParserError is one
+        raise _parser_error(error, dialect, text) from error
+    if first_row.shape[1] > dialect.width:
+        raise DataError(
+            f"The first data line has {first_row.shape[1]} fields where the table has {dialect.width} "
+            f"({_SEPARATOR_NAMES[dialect.separator]}-separated). Fix or delete that line."
+        )
     dtypes = {j: (str if j == roles.label else np.float64) for j in range(dialect.width)}
     try:
         return _read_table(table, dialect, dtypes)
@@ -529,21 +549,20 @@ def _parse(table: bytes, dialect: _Dialect, roles: _Roles, text: str) -> pd.Data
 
 
 def _read_table(table: bytes, dialect: _Dialect, dtypes: Any, **options: Any) -> Any:
-    return pd.read_csv(
-        io.BytesIO(table),
-        sep=r"\s+" if dialect.separator == " " else dialect.separator,
-        decimal=dialect.decimal,
-        header=None,
-        skiprows=int(dialect.has_header),
-        names=list(range(dialect.width)),
-        index_col=False,
-        dtype=dtypes,
-        skipinitialspace=True,
-        quotechar='"',
-        encoding="utf-8",
-        engine="c",
-        **options,
-    )
+    arguments = {
+        "sep": r"\s+" if dialect.separator == " " else dialect.separator,
+        "decimal": dialect.decimal,
+        "header": None,
+        "skiprows": int(dialect.has_header),
+        "names": list(range(dialect.width)),
+        "index_col": False,
+        "dtype": dtypes,
+        "skipinitialspace": True,
+        "quotechar": '"',
+        "encoding": "utf-8",
+        "engine": "c",
+    }
+    return pd.read_csv(io.BytesIO(table), **{**arguments, **options})
 
 
 def _parser_error(error: Exception, dialect: _Dialect, text: str) -> DataError:
@@ -719,8 +738,8 @@ def _example_csv_bytes() -> bytes:
         "time,signal,label",
     ]
     for recording in recordings:
-        # Five decimals resolve 1/12000 s well enough for the rate; four keep the signal below 1e-3 of
-        # its RMS and the file under 2 MB.
+        # Five decimals resolve 1/12000 s well enough for the rate; four quantise the signal in steps of
+        # 1e-4 g, 0.15 % of the quietest class's RMS, and keep the file under 2 MB.
         time = np.char.mod("%.5f", np.arange(recording.signal.size) / recording.sample_rate)
         signal = np.char.mod("%.4f", recording.signal)
         lines.extend(f"{t},{x},{recording.label}" for t, x in zip(time, signal))

@@ -184,7 +184,9 @@ def _disk_writer(out, final: Path) -> Callable[[bytes], None]:
     return write
 
 
-def _fetch(url: str, write: Callable[[bytes], None], timeout_s: float, report_bytes: Callable[[int, int | None], None]) -> str:
+def _fetch(
+    url: str, write: Callable[[bytes], None], timeout_s: float, report_bytes: Callable[[int, int | None], None]
+) -> str:
     """Stream `url` through `write`; the MD5 of what arrived. Network trouble raises _DownloadFailed."""
     request = urllib.request.Request(url, headers={"User-Agent": "PE-Lab CWRU downloader"})
     deadline = time.monotonic() + FILE_DEADLINE_S
@@ -204,7 +206,8 @@ def _fetch(url: str, write: Callable[[bytes], None], timeout_s: float, report_by
                 report_bytes(received, total)
     except urllib.error.HTTPError as error:
         # 4xx will not change on a retry; 5xx may.
-        raise _DownloadFailed(f"the server answered HTTP {error.code} {error.reason}", retry=error.code >= 500) from error
+        reason = f"the server answered HTTP {error.code} {error.reason}"
+        raise _DownloadFailed(reason, retry=error.code >= 500) from error
     except urllib.error.URLError as error:
         raise _DownloadFailed(f"the server cannot be reached ({error.reason}); are you offline?") from error
     except (OSError, http.client.HTTPException) as error:  # timeouts, resets, TLS errors while reading
