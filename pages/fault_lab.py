@@ -11,6 +11,7 @@ from core.explorer import signal_views
 from core.figures import fault_lab as figures
 from core.models import MODEL_NAMES
 from core.vibration import DataError, example_csv
+from core.vibration.seu import DEFAULT_SAMPLE_RATE as SEU_DEFAULT_RATE
 from ui import fault_lab as lab
 from ui.common import page_intro, show_figure
 
@@ -85,7 +86,7 @@ elif source == "seu":
     condition = left.selectbox("Condition (speed Hz _ load V)", ["20_0", "30_2"], key="scond", bind="query-params")
     channel = middle.number_input("Channel (1-8)", 1, 8, 2, key="sch", bind="query-params",
                                   help="1 motor, 2-4 planetary gearbox x/y/z, 5 torque, 6-8 parallel gearbox x/y/z")
-    rate = right.number_input("Sample rate (Hz, not published)", 100.0, 1e6, lab.SEU_DEFAULT_RATE, key="srate")
+    rate = right.number_input("Sample rate (Hz, not published)", 100.0, 1e6, SEU_DEFAULT_RATE, key="srate")
     if st.button("Load SEU", key="load_seu"):
         lab.replace_data(lambda: lab.seu_folder(folder, condition, int(channel), float(rate)))
 else:

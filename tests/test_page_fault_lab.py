@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 from streamlit.testing.v1 import AppTest
 
 from core import results as results_json
@@ -107,7 +108,10 @@ def test_a_tiny_run_ends_with_the_metrics_table_and_the_verdict(trained):
     assert at.info[-1].value == results["verdict"]
     assert "paired seeds" in results["verdict"]
     labels = [button.label for button in at.get("download_button")]
-    assert {"Results (JSON)", "Runs (CSV)"} <= set(labels)
+    assert {"Results (JSON)", "Runs (CSV)", "Trained weights (torch)"} <= set(labels)
+    weights = torch.load(io.BytesIO(at.session_state[lab.WEIGHTS_KEY]), weights_only=True)
+    assert sorted(weights) == ["A/seed0", "A/seed1", "B/seed0", "B/seed1"]
+    assert all(isinstance(tensor, torch.Tensor) for tensor in weights["B/seed1"].values())
     assert results["config"]["data"]["split_mode"] == "time" and results["config"]["data"]["window"] == 256
 
 

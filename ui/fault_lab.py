@@ -21,9 +21,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import streamlit as st
+import torch
 
-from core import vibration
+from core import jobs, vibration
+from core.models import ModelConfig
+from core.training import TrainConfig, describe_device, pick_device
 from core.vibration import DataError, Recording
+from core.vibration.cwru import catalogue_files
 
 DATA_KEY = "_fault_lab_data"
 JOB_KEY = "_fault_lab_job"
@@ -170,31 +174,14 @@ def window_counts(data_uid: str, _recordings: list[Recording], window: int, mode
 # --- downloads and SEU --------------------------------------------------------------------------------
 
 DOWNLOAD_DIR = Path.home() / ".cache" / "pe-lab" / "cwru"
-SEU_DEFAULT_RATE = 5120.0
 
 
 def cwru_download(folder: str, loads: Sequence[int], channel: str, bar: Any) -> LoadedData:
     """Fetch the official files of these loads (skipping valid ones already there), then load them."""
-    from core.vibration.cwru import catalogue_files
-
     loads = tuple(sorted(loads)) or (0,)
-    files = [entry.filename for entry in catalogue_files(loads)]
-
-    def progress(*report: Any) -> None:
-        done, total = lab_progress(report, len(files))
-        bar.progress(min(1.0, done / max(1, total)), text=f"Downloaded {done} of {total} files")
-
-    vibration.download_cwru(Path(folder).expanduser(), files=files, progress=progress)
-    bar.progress(1.0, text="Download complete")
+    files = [entry.number for entry in catalogue_files(loads)]
+    vibration.download_cwru(Path(folder).expanduser(), files=files, progress=lambda fraction, text: bar.progress(fraction, text=text))
     return cwru_folder(folder, loads, channel)
-
-
-def lab_progress(report: tuple, n_files: int) -> tuple[int, int]:
-    """(files done, files in all) from whatever the downloader's progress callback reports."""
-    numbers = [value for value in report if isinstance(value, (int, float)) and not isinstance(value, bool)]
-    if len(numbers) >= 2:
-        return int(numbers[0]), int(numbers[1])
-    return (int(numbers[0]) if numbers else 0), n_files
 
 
 # --- the experiment -----------------------------------------------------------------------------------
@@ -203,8 +190,6 @@ DEFAULT_EPOCHS = 8
 
 
 def device_name() -> str:
-    from core.training import describe_device, pick_device
-
     return describe_device(pick_device(None))
 
 
@@ -237,10 +222,6 @@ def start_experiment(
     data: LoadedData, models: Sequence[str], tokens: str, split: str, window: int, patch: int, d_model_choice: Any,
     n_heads: int, n_layers: int, epochs: int, n_seeds: int, learning_rate: float,
 ):
-    from core import jobs
-    from core.models import ModelConfig
-    from core.training import TrainConfig
-
     config = TrainConfig(
         model=ModelConfig(patch=patch, tokens=tokens, d_model=_d_model(d_model_choice, patch), n_heads=n_heads, n_layers=n_layers),
         epochs=epochs, learning_rate=learning_rate, threads=training_threads(),
@@ -249,7 +230,7 @@ def start_experiment(
     plan = jobs.Plan(
         data=lambda: vibration.make_windows(recordings, window=window, mode=split),
         models=list(models), seeds=list(range(n_seeds)), config=config,
-        data_settings={**data.settings, "source": data.description},
+        data_settings={**data.settings, "source": data.description}, keep_weights=True,
     )
     return jobs.start(plan)
 
@@ -274,8 +255,6 @@ def collect(job: Any) -> None:
 def _weights_bytes(state_dicts: dict[str, Any]) -> bytes | None:
     if not state_dicts:
         return None
-    import torch  # only once there are weights: the explainer pages never pay for torch
-
     buffer = io.BytesIO()
     torch.save(state_dicts, buffer)
     return buffer.getvalue()
