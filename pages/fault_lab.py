@@ -164,7 +164,9 @@ left, middle, right, far = st.columns(4)
 n_layers = left.slider("Layers", 1, 4, 2, key="layers", bind="query-params")
 epochs = middle.slider("Epochs (max; early stopping)", 1, 50, lab.DEFAULT_EPOCHS, key="epochs", bind="query-params")
 n_seeds = right.slider("Seeds", 1, 5, 3, key="seeds", bind="query-params")
-learning_rate = far.selectbox("Learning rate", [3e-4, 1e-3, 3e-3], index=1, key="lr", bind="query-params")
+learning_rates = sorted({3e-4, 1e-3, 3e-3, 1e-2, lab.DEFAULT_LEARNING_RATE})
+learning_rate = far.selectbox("Learning rate", learning_rates, index=learning_rates.index(lab.DEFAULT_LEARNING_RATE),
+                              key="lr", bind="query-params", help="AdamW; the CLI's default is the same.")
 
 plan_error = lab.plan_problem(models, int(window), int(patch), d_model_choice, int(n_heads))
 try:

@@ -186,7 +186,8 @@ def cwru_download(folder: str, loads: Sequence[int], channel: str, bar: Any) -> 
 
 # --- the experiment -----------------------------------------------------------------------------------
 
-DEFAULT_EPOCHS = 8
+DEFAULT_EPOCHS = 8  # the CLI's 15 is for benchmarks; 8 keeps the default comparison within a minute on CPU
+DEFAULT_LEARNING_RATE = TrainConfig().learning_rate
 
 
 def device_name() -> str:
