@@ -234,3 +234,29 @@ def test_seu_page_says_it_was_not_run_on_real_files(tmp_path: Path):
     at.button(key="load_seu").click().run()
     assert not at.exception
     assert errors(at)  # an empty folder is a clear error, not a traceback
+
+
+def test_cwru_uploaded_mat_files():
+    if not CWRU_DIR.is_dir():
+        pytest.skip(f"real CWRU files not found at {CWRU_DIR} (see ../shared/data/README.md)")
+    at = open_lab({"src": "cwru"})
+    at.radio(key="cwru_from").set_value("uploaded .mat files").run()
+    uploads = [(name, (CWRU_DIR / name).read_bytes(), "application/octet-stream") for name in ("97.mat", "130.mat")]
+    at.file_uploader(key="cwru_files").set_value(uploads).run()
+    at.button(key="load_cwru_files").click().run()
+    assert not errors(at), errors(at)
+    data = at.session_state[lab.DATA_KEY]
+    assert data.labels == ["normal", "OR007"]
+    assert data.recordings[0].meta["resampling"]  # 97.mat: 48 kHz brought down to 12 kHz
+    assert any("Not uploaded" in c.value for c in at.caption)
+
+
+def test_cwru_upload_of_a_renamed_file_is_refused_and_keeps_the_data():
+    at = open_lab({"src": "cwru"})
+    before = at.session_state[lab.DATA_KEY]
+    at.radio(key="cwru_from").set_value("uploaded .mat files").run()
+    at.file_uploader(key="cwru_files").set_value(("105.mat", b"not a mat file at all", "application/octet-stream")).run()
+    at.button(key="load_cwru_files").click().run()
+    assert not at.exception
+    assert errors(at) and "105.mat" in errors(at)[0]
+    assert at.session_state[lab.DATA_KEY] is before
