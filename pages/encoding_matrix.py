@@ -7,6 +7,9 @@ import streamlit as st
 from core import encodings
 from core.figures import encoding as figures
 from ui.common import page_intro, show_figure
+from ui.entry import use_app_navigation
+
+use_app_navigation()
 
 OVERVIEW_CELLS = 100_000  # beyond this the overview heatmap is strided (≈0.5 MB of figure data)
 ZOOM = 64  # rows and columns of the full-resolution zoom window

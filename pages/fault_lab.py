@@ -14,6 +14,9 @@ from core.vibration import DataError, example_csv
 from core.vibration.seu import DEFAULT_SAMPLE_RATE as SEU_DEFAULT_RATE
 from ui import fault_lab as lab
 from ui.common import page_intro, show_figure
+from ui.entry import use_app_navigation
+
+use_app_navigation()
 
 SOURCES = {
     "synthetic": "built-in, ready at once",

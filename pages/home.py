@@ -3,6 +3,9 @@
 import streamlit as st
 
 from ui.rooms import built_rooms
+from ui.entry import use_app_navigation
+
+use_app_navigation()
 
 st.title("PE Lab")
 st.markdown(

@@ -8,6 +8,9 @@ import streamlit as st
 from core import attention, encodings, similarity
 from core.figures import similarity as figures
 from ui.common import page_intro, show_figure
+from ui.entry import use_app_navigation
+
+use_app_navigation()
 
 BASES = [10, 100, 1_000, 10_000, 100_000, 1_000_000]
 MAX_SIDE = 256  # heatmaps beyond 256 × 256 cells are strided (≈0.35 MB of figure data each)

@@ -7,6 +7,9 @@ import streamlit as st
 from core import attention
 from core.figures import attention as figures
 from ui.common import page_intro, show_figure
+from ui.entry import use_app_navigation
+
+use_app_navigation()
 
 A_GRID = np.logspace(-2, 3, 251)  # a from 0.01 to 1000
 TABLE_A = [0.1, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 1000.0]

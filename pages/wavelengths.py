@@ -7,6 +7,9 @@ import streamlit as st
 from core import encodings
 from core.figures import encoding as figures
 from ui.common import page_intro, show_figure
+from ui.entry import use_app_navigation
+
+use_app_navigation()
 
 BASES = [10, 100, 1_000, 10_000, 100_000, 1_000_000]
 

@@ -1,0 +1,20 @@
+"""Make a deep link into a page run the app's own navigation, even as a fresh server's first request.
+
+Streamlit still carries its first multipage scheme: when the entry script's folder holds a `pages/`
+directory, the server treats the app as a folder of pages until some run calls `st.navigation`. A shared
+link such as `/fault_lab?src=csv` that reaches a freshly started (or woken) server would then run
+`pages/fault_lab.py` alone: no `app.py`, so no page config, no sections, no titles in the sidebar. Our
+page files must keep their names (links and checks use them), so every page calls `use_app_navigation()`
+first: if the folder scheme is still on, it is switched off and the run restarts through `app.py`.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+from streamlit.runtime.pages_manager import PagesManager
+
+
+def use_app_navigation() -> None:
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False  # what st.navigation itself does on its first call
+        st.rerun()
