@@ -1,20 +1,34 @@
-"""Real-browser smoke test: Debian's Chromium, driven by Playwright, against `streamlit run app.py`.
+"""Real-browser tests of every page: Debian's Chromium, driven by Playwright, against `streamlit run app.py`.
 
 Skips with a reason where Chromium or Playwright is missing, except under CI (env CI set), where a missing
-browser is a failure: CI installs it. Screenshots land in test-artifacts/ for a human to look at.
+browser is a failure: CI installs it. One server serves the whole module. A full-length screenshot of every
+page lands in test-artifacts/ for a human to look at.
+
+What AppTest cannot see and these tests do: the navigation a shared link lands in, the URL a moved slider
+writes, plotly actually drawing, a real file upload, and the Fault lab's background job reaching the page.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
 import time
 import urllib.request
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from ui.rooms import built_rooms
+
+try:
+    from playwright.sync_api import expect
+except ImportError:  # the browser fixture skips, or fails under CI, and says why
+    expect = None
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = Path("/usr/bin/chromium")
@@ -27,6 +41,10 @@ CHROMIUM_FLAGS = [
     "--disable-component-update",
     "--no-first-run",
 ]
+VIEWPORT = {"width": 1400, "height": 1000}
+WAIT_MS = 60_000  # generous: the first page of a fresh server imports numpy, pandas and plotly
+IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+TALLEST_SCREENSHOT = 16_000  # px; the longest page (Softmax saturation) is about half of this
 
 
 def _unavailable(reason: str):
@@ -44,10 +62,12 @@ def _free_port() -> int:
 @pytest.fixture(scope="module")
 def server():
     port = _free_port()
+    # No file watcher: the tests never edit sources, and watching a busy checkout only costs CPU.
     process = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+         "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false",
+         "--server.fileWatcherType", "none"],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
     deadline = time.time() + 60
@@ -76,21 +96,50 @@ def browser():
         from playwright.sync_api import sync_playwright
     except ImportError:
         _unavailable("playwright is not installed (pip install -r requirements-dev.txt)")
+    ARTIFACTS.mkdir(exist_ok=True)
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS)
         yield chromium
         chromium.close()
 
 
-def _open(browser, url: str, expect_text: str, screenshot: str, plots: int = 0):
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    page.goto(url, wait_until="domcontentloaded", timeout=60_000)
-    page.get_by_text(expect_text).first.wait_for(timeout=60_000)
-    if plots:  # plotly is loaded lazily: wait until the charts are drawn, not just their placeholders
-        page.locator(".js-plotly-plot").nth(plots - 1).wait_for(timeout=60_000)
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / screenshot), full_page=True)
-    return page
+def _wait_until_idle(page):
+    page.locator(IDLE).wait_for(timeout=WAIT_MS)
+
+
+def _screenshot(page, name: str):
+    """The whole page, not just the viewport: Streamlit scrolls inside its own container, so a
+    full_page screenshot alone stops at the window's edge. Grow the window to the content, shoot, shrink."""
+    height = page.evaluate(
+        "() => Math.max(...['stMain', 'stAppViewContainer'].map("
+        "id => document.querySelector(`[data-testid=\"${id}\"]`)?.scrollHeight ?? 0))"
+    )
+    page.set_viewport_size({"width": VIEWPORT["width"], "height": min(max(height, VIEWPORT["height"]), TALLEST_SCREENSHOT)})
+    page.wait_for_timeout(300)  # plotly redraws at the new size
+    page.screenshot(path=str(ARTIFACTS / name), full_page=True)
+    page.set_viewport_size(VIEWPORT)
+
+
+@contextmanager
+def _opened(browser, url: str, expect_text: str, name: str, plots: int = 0):
+    """A fresh session on `url`, once `expect_text` shows, the script has finished and `plots` charts are
+    drawn. On a failure the page as it stood is saved as failed-<name>.png before the page closes."""
+    page = browser.new_page(viewport=VIEWPORT)
+    try:
+        page.goto(url, wait_until="domcontentloaded", timeout=WAIT_MS)
+        page.get_by_text(expect_text).first.wait_for(timeout=WAIT_MS)
+        _wait_until_idle(page)
+        if plots:  # plotly is loaded lazily: wait until the charts are drawn, not just their placeholders
+            page.locator(".js-plotly-plot").nth(plots - 1).wait_for(timeout=WAIT_MS)
+        yield page
+    except Exception:
+        try:
+            _screenshot(page, f"failed-{name}.png")
+        except Exception:  # the page may be gone; the original failure is what matters
+            pass
+        raise
+    finally:
+        page.close()
 
 
 def _assert_no_error_box(page):
@@ -99,18 +148,165 @@ def _assert_no_error_box(page):
     assert errors.count() == 0, errors.all_inner_texts()
 
 
-def test_home_page_renders(server, browser):
-    page = _open(browser, server, "Why attention needs positions at all", "home.png")
-    _assert_no_error_box(page)
-    assert page.get_by_text("0-based").count() >= 1
-    page.close()
+def _navigation_titles(page) -> list[str]:
+    # A link's text is its material icon's name, then its title.
+    return [text.split("\n")[-1] for text in page.locator('[data-testid="stSidebarNavLink"]').all_inner_texts()]
 
 
-def test_deep_link_restores_encoding_matrix_controls(server, browser):
-    page = _open(browser, f"{server}/encoding_matrix?n=500&d=64", "What the naive schemes get wrong", "encoding_matrix.png", plots=4)
-    _assert_no_error_box(page)
-    sliders = page.locator('[data-testid="stSlider"]')
-    values = sliders.locator('[data-testid="stSliderThumbValue"]').all_inner_texts()
-    assert "500" in values and "64" in values, values
-    assert page.locator(".js-plotly-plot").count() == 4
-    page.close()
+# Plotly keeps a chart's traces on its div as `.data`; a hash of them tells one drawing from another.
+# While Streamlit reruns, the old and the new chart can both be in the DOM: read the last one.
+FIGURE_SIGNATURE = """selector => {
+    const charts = document.querySelectorAll(selector);
+    const chart = charts[charts.length - 1];
+    if (!chart || !chart.data) return null;
+    const text = JSON.stringify(chart.data);
+    let hash = 0;
+    for (let i = 0; i < text.length; i++) hash = (hash * 31 + text.charCodeAt(i)) | 0;
+    return `${text.length}:${hash}`;
+}"""
+
+
+def _figure_selector(figure_key: str) -> str:
+    return f".st-key-fig_{figure_key} .js-plotly-plot"  # show_figure keys each chart fig_<name>
+
+
+def _slider_values(page, key: str):
+    return page.locator(f'.st-key-{key} [data-testid="stSliderThumbValue"]')
+
+
+@dataclass(frozen=True)
+class Room:
+    path: str  # URL path, no leading slash
+    title: str
+    key_text: str  # a heading near the end: the page ran through
+    plots: int
+    deep_link: str  # non-default values as a query
+    restored: dict[str, str]  # slider key -> value it shows after opening the deep link
+    inputs: dict[str, str]  # other widget key -> value its input shows
+    slider: str  # the key (URL parameter) of a slider to move, one step right
+    moved_value: str
+    figure: str  # a figure that slider redraws
+
+
+ROOMS = [
+    Room("encoding_matrix", "Encoding matrix", "What the naive schemes get wrong", 4,
+         "n=500&d=64&base=1000&zr=100", {"n": "500", "d": "64", "base": "1000"}, {"zr": "100"},
+         "n", "501", "encoding_overview"),
+    Room("wavelengths", "Wavelengths", "The binary-counter analogy", 2,
+         "d=64&base=100&bits=6", {"d": "64", "base": "100", "bits": "6"}, {},
+         "d", "65", "wavelengths"),
+    Room("similarity", "Similarity vs offset", "The same picture for the other schemes", 5,
+         "d=64&n=256&kmax=32&scheme=RoPE&s=9", {"d": "64", "n": "256", "kmax": "32", "s": "9"}, {"scheme": "RoPE"},
+         "kmax", "33", "dot_product_vs_offset"),
+    Room("softmax_saturation", "Softmax saturation", "The price of attention", 6,
+         "a=2.5&dk=64&temp=0.5&scores=3%2C1%2C4", {"dk": "64", "temp": "0.50"}, {"a": "2.50", "scores": "3,1,4"},
+         "temp", "0.55", "softmax_row"),
+]
+
+
+# First in the module on purpose: it needs a server that no session has visited yet, as a hosted app is
+# after it wakes up and the first visitor arrives through a shared link. Streamlit then still treats the
+# pages/ folder as the app (no app.py, no page config, a bare sidebar) unless ui.entry switches that off.
+def test_shared_link_as_first_visit_goes_through_the_app_navigation(server, browser):
+    with _opened(browser, f"{server}/wavelengths?d=64", "The binary-counter analogy", "first_visit", plots=2) as page:
+        expect(_slider_values(page, "d")).to_have_text(["64"], timeout=WAIT_MS)
+        assert page.title() == "PE Lab"  # set by app.py's set_page_config
+        assert _navigation_titles(page)[:2] == ["Home", "Encoding matrix"]
+
+
+def test_home_page_renders_and_links_every_room(server, browser):
+    with _opened(browser, server, "Why attention needs positions at all", "home") as page:
+        _assert_no_error_box(page)
+        assert page.title() == "PE Lab"
+        assert page.get_by_text("0-based").count() >= 1
+        rooms = built_rooms()
+        assert _navigation_titles(page) == ["Home", *[room.title for room in rooms]]
+        links = page.locator('[data-testid="stPageLink"]').all_inner_texts()
+        assert len(links) == len(rooms) and all(room.title in link for room, link in zip(rooms, links)), links
+        _screenshot(page, "home.png")
+
+
+@pytest.mark.parametrize("room", ROOMS, ids=[room.path for room in ROOMS])
+def test_shared_link_restores_the_controls_and_a_moved_slider_redraws_its_figure(server, browser, room):
+    with _opened(browser, f"{server}/{room.path}?{room.deep_link}", room.key_text, room.path, room.plots) as page:
+        _assert_no_error_box(page)
+        expect(page.locator("h1").first).to_have_text(room.title)
+        expect(page.locator(".js-plotly-plot")).to_have_count(room.plots)
+        for key, value in room.restored.items():
+            expect(_slider_values(page, key)).to_have_text([value], timeout=WAIT_MS)
+        for key, value in room.inputs.items():
+            expect(page.locator(f".st-key-{key} input")).to_have_value(value, timeout=WAIT_MS)
+        _screenshot(page, f"{room.path}.png")
+
+        figure = _figure_selector(room.figure)
+        before = page.evaluate(FIGURE_SIGNATURE, figure)
+        assert before is not None, f"figure fig_{room.figure} is not drawn"
+        page.locator(f".st-key-{room.slider} input[type=range]").press("ArrowRight")
+        page.wait_for_url(re.compile(rf"[?&]{room.slider}={re.escape(room.moved_value)}(&|$)"), timeout=WAIT_MS)
+        page.wait_for_function(
+            f"([selector, before]) => {{ const now = ({FIGURE_SIGNATURE})(selector); return now && now !== before; }}",
+            arg=[figure, before], timeout=WAIT_MS,
+        )
+        _wait_until_idle(page)
+        _assert_no_error_box(page)
+
+
+# --- Fault lab --------------------------------------------------------------------------------------
+
+TINY_RUN = "src=csv&epochs=1&seeds=2&win=512&layers=1"  # two models x two seeds x one epoch: seconds
+
+
+def _upload_and_load(page, name: str, content: bytes):
+    uploader = page.locator('[data-testid="stFileUploader"]')
+    uploader.locator("input[type=file]").set_input_files(files=[{"name": name, "mimeType": "text/csv", "buffer": content}])
+    uploader.locator('[data-testid="stFileChipName"]', has_text=name).wait_for(timeout=WAIT_MS)
+    # Load only once the bytes are on the server, or the page would rightly say no file was chosen.
+    expect(uploader.locator('[data-testid="stFileChipIconSpinner"]')).to_have_count(0, timeout=WAIT_MS)
+    _wait_until_idle(page)
+    page.get_by_role("button", name="Load CSV files").click()
+
+
+def _current_data(page):
+    return page.locator('[data-testid="stMarkdownContainer"]', has_text="Current data:")
+
+
+def test_fault_lab_csv_upload_trains_to_a_results_table_and_verdict(server, browser):
+    from core.vibration import example_csv
+
+    with _opened(browser, f"{server}/fault_lab?{TINY_RUN}", "3 · Experiment", "fault_lab", plots=1) as page:
+        _assert_no_error_box(page)
+        expect(page.locator('[data-testid="stFileUploader"]')).to_have_count(1)  # src=csv restored
+        expect(_slider_values(page, "epochs")).to_have_text(["1"])
+        expect(_slider_values(page, "seeds")).to_have_text(["2"])
+        expect(page.locator(".st-key-win input")).to_have_value("512", timeout=WAIT_MS)
+
+        _upload_and_load(page, "example.csv", example_csv())
+        page.get_by_text("Loaded 3 recordings from example.csv").wait_for(timeout=WAIT_MS)
+        _wait_until_idle(page)
+        expect(_current_data(page)).to_contain_text("classes normal, IR007, OR007")
+
+        page.get_by_role("button", name="Train and compare").click()
+        page.get_by_role("heading", name="4 · Results").wait_for(timeout=WAIT_MS)
+        _wait_until_idle(page)
+        _assert_no_error_box(page)
+        # The grid draws on a canvas; the accessible table underneath holds the same cells.
+        table = page.locator('[data-testid="stDataFrame"]')
+        expect(table.locator('td[aria-colindex="1"]')).to_have_text(["A", "B"], timeout=WAIT_MS)  # a row per model
+        expect(table.locator('td[aria-colindex="2"]')).to_have_text(["2", "2"])  # seeds
+        header = table.locator("th").all_text_contents()
+        accuracy = table.locator(f'td[aria-colindex="{header.index("accuracy_mean") + 1}"]').all_text_contents()
+        assert len(accuracy) == 2 and all(0.0 <= float(value) <= 1.0 for value in accuracy), accuracy
+        verdict = page.locator('[data-testid="stAlertContentInfo"]').all_inner_texts()
+        assert any(re.search(r"\bB\b.*\bA\b", text) and "2 paired seeds" in text for text in verdict), verdict
+        _screenshot(page, "fault_lab.png")
+
+
+def test_fault_lab_bad_upload_shows_its_error_and_keeps_the_data(server, browser):
+    with _opened(browser, f"{server}/fault_lab?src=csv", "3 · Experiment", "fault_lab_bad_upload", plots=1) as page:
+        _upload_and_load(page, "notes.csv", b"these are,not numbers\nat,all\n")
+        error = page.locator('[data-testid="stAlertContentError"]')
+        error.wait_for(timeout=WAIT_MS)
+        _wait_until_idle(page)
+        assert error.inner_text().startswith("notes.csv:"), error.inner_text()
+        expect(_current_data(page)).to_contain_text("synthetic set")  # the default data stays
+        _screenshot(page, "fault_lab_bad_upload.png")

@@ -1,0 +1,213 @@
+"""Peak memory of the real server against the 1 GB budget (issue 9).
+
+Starts `streamlit run app.py`, drives one Chromium session (Playwright, Debian's /usr/bin/chromium) through
+every page at its largest settings, loads the largest synthetic set in the Fault lab, then trains there
+with the defaults on the default synthetic set, and prints the server's resident memory after each step
+and its peak.
+
+    python bench/memory.py [--train-timeout 1200]
+
+The peak is the kernel's own high-water mark of the server process (VmHWM in /proc/<pid>/status), so no
+spike between two samples is missed. Child processes (none are expected: training runs in a thread) are
+sampled every 0.2 s and added. Linux only; psutil is not needed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = "/usr/bin/chromium"
+BUDGET_MB = 1000.0  # 1 GB, decimal: the stricter reading
+WAIT_MS = 120_000
+IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+BASES_MAX = "1000000"
+
+# The largest value of every control that changes how much is computed or held (read from the pages;
+# bench/pages.py's queries plus the controls it leaves at their defaults, and similarity's n capped at its
+# slider's 1024).
+EIGHT_DIMENSIONS = "&".join(f"dims={d}" for d in (0, 1, 2, 3, 20, 60, 500, 1000))
+SIXTEEN_SCORES = "%2C".join(str(s) for s in (1e6, -1e6, 3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7))
+SIMILARITY = f"similarity?d=1024&base={BASES_MAX}&n=1024&kmax=512&t=1024&k=1024"
+EXPLAINER_STEPS = [
+    ("home", "", "The rooms of the lab"),
+    ("encoding matrix, largest", f"encoding_matrix?n=4096&d=1024&base={BASES_MAX}&layout=concatenated&zr=4000&zc=960"
+                                 f"&t=4095&{EIGHT_DIMENSIONS}", "What the naive schemes get wrong"),
+    ("wavelengths, largest", f"wavelengths?d=1024&base={BASES_MAX}&bits=6", "The binary-counter analogy"),
+    ("similarity, learned (init)", f"{SIMILARITY}&scheme=learned+%28init%29", "The same picture for the other schemes"),
+    ("similarity, RoPE", f"{SIMILARITY}&scheme=RoPE&s=512", "Shift both positions by s"),
+    ("similarity, ALiBi", f"{SIMILARITY}&scheme=ALiBi", "The same picture for the other schemes"),
+    ("similarity, complex", f"{SIMILARITY}&scheme=complex+%28Wang+et+al.%29", "The same picture for the other schemes"),
+    ("softmax saturation, largest", f"softmax_saturation?a=1000&mc=8000&dk=4096&temp=10&n=4096&scores={SIXTEEN_SCORES}",
+     "The price of attention"),
+]
+ALL_LOADS = "&".join(f"dloads={load}" for load in (0, 1, 2, 3))
+
+
+def status_kb(pid: int, field_name: str) -> int:
+    """A `VmRSS:  1234 kB`-style field of /proc/<pid>/status, in kB; 0 once the process is gone."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith(f"{field_name}:"):
+                return int(line.split()[1])
+    except (FileNotFoundError, ProcessLookupError):
+        pass
+    return 0
+
+
+def descendants(pid: int) -> list[int]:
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                # /proc/<pid>/stat: "pid (name) state ppid ..."; the name may hold spaces, so split after ')'
+                parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (FileNotFoundError, ProcessLookupError, IndexError, ValueError):
+                continue
+    found, frontier = [], [pid]
+    while frontier:
+        children = [child for child, parent in parents.items() if parent in frontier]
+        found += children
+        frontier = children
+    return found
+
+
+def mb(kb: int) -> float:
+    return kb * 1024 / 1e6
+
+
+@dataclass
+class MemoryWatch:
+    """Samples the server and its children every 0.2 s in a thread; the server's own peak comes from VmHWM."""
+
+    pid: int
+    children_peak_kb: int = 0
+    total_peak_kb: int = 0
+    _stop: threading.Event = field(default_factory=threading.Event)
+
+    def __post_init__(self):
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+
+    def _sample(self):
+        while not self._stop.is_set():
+            children = sum(status_kb(child, "VmRSS") for child in descendants(self.pid))
+            self.children_peak_kb = max(self.children_peak_kb, children)
+            self.total_peak_kb = max(self.total_peak_kb, status_kb(self.pid, "VmRSS") + children)
+            self._stop.wait(0.2)
+
+    def stop(self):
+        self._stop.set()
+        self._thread.join()
+
+    @property
+    def server_rss_kb(self) -> int:
+        return status_kb(self.pid, "VmRSS")
+
+    @property
+    def server_peak_kb(self) -> int:
+        return status_kb(self.pid, "VmHWM")
+
+
+def start_server() -> tuple[subprocess.Popen, str]:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port), "--server.address", "127.0.0.1",
+         "--server.headless", "true", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        try:
+            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).status == 200:
+                return process, url
+        except OSError:
+            time.sleep(0.3)
+    process.kill()
+    raise SystemExit("streamlit did not answer /_stcore/health within 60 s")
+
+
+def settle(page, expect_text: str, timeout_ms: int = WAIT_MS) -> None:
+    """Wait until `expect_text` shows and the script has finished; stop on an exception box."""
+    page.get_by_text(expect_text).first.wait_for(timeout=timeout_ms)
+    page.locator(IDLE).wait_for(timeout=timeout_ms)
+    exceptions = page.locator('[data-testid="stException"]')
+    if exceptions.count():
+        raise SystemExit(f"the page raised: {exceptions.all_inner_texts()}")
+
+
+def report(watch: MemoryWatch, label: str, seconds: float) -> None:
+    print(f"{label:<40} {seconds:7.1f} s   RSS {mb(watch.server_rss_kb):7.0f} MB   peak so far {mb(watch.server_peak_kb):7.0f} MB",
+          flush=True)
+
+
+def tour(page, url: str, watch: MemoryWatch, train_timeout_s: float) -> None:
+    for label, query, expect_text in EXPLAINER_STEPS:
+        start = time.perf_counter()
+        page.goto(f"{url}/{query}", wait_until="domcontentloaded")
+        settle(page, expect_text)
+        report(watch, label, time.perf_counter() - start)
+
+    # The Fault lab's largest data: all four loads, 2048-sample windows for the window counts.
+    start = time.perf_counter()
+    page.goto(f"{url}/fault_lab?src=synthetic&{ALL_LOADS}&win=2048", wait_until="domcontentloaded")
+    settle(page, "3 · Experiment")
+    page.get_by_role("button", name="Use the synthetic set").click()
+    settle(page, "loads 0, 1, 2, 3 HP)")
+    report(watch, "fault lab, synthetic set at 0-3 HP", time.perf_counter() - start)
+
+    # One training with the defaults on the default synthetic set, in a fresh session.
+    start = time.perf_counter()
+    page.goto(f"{url}/fault_lab", wait_until="domcontentloaded")
+    settle(page, "3 · Experiment")
+    report(watch, "fault lab, defaults", time.perf_counter() - start)
+    start = time.perf_counter()
+    page.get_by_role("button", name="Train and compare").click()
+    settle(page, "4 · Results", timeout_ms=int(train_timeout_s * 1000))
+    report(watch, "fault lab, trained (defaults)", time.perf_counter() - start)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--train-timeout", type=float, default=1200.0, help="seconds to wait for the training")
+    args = parser.parse_args()
+    if not Path(CHROMIUM).exists():
+        raise SystemExit(f"{CHROMIUM} not found (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    process, url = start_server()
+    watch = MemoryWatch(process.pid)
+    report(watch, "server started", 0.0)
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"])
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            tour(page, url, watch, args.train_timeout)
+            browser.close()
+    finally:
+        watch.stop()
+        server_peak = mb(watch.server_peak_kb)
+        process.terminate()
+        process.wait(timeout=30)
+    peak = max(server_peak + mb(watch.children_peak_kb), mb(watch.total_peak_kb))
+    print(f"\nserver peak resident memory (VmHWM): {server_peak:.0f} MB; child processes at most "
+          f"{mb(watch.children_peak_kb):.0f} MB; peak {peak:.0f} MB against the {BUDGET_MB:.0f} MB budget: "
+          f"{'ok' if peak < BUDGET_MB else 'OVER'}  ({os.cpu_count()} CPUs)")
+    if peak >= BUDGET_MB:
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
