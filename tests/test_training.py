@@ -1,6 +1,7 @@
 """The training engine: learning on the synthetic set, determinism, early stopping, stopping, metrics."""
 
 import dataclasses
+import math
 import os
 
 import numpy as np
@@ -163,3 +164,38 @@ def test_device_choice():
         with pytest.raises(ValueError, match="no GPU"):
             pick_device("cuda")
 
+
+
+def test_cosine_schedule_follows_its_closed_form(windows, monkeypatch):
+    # after epoch k of T the rate is lr · (1 + cos(pi k / T)) / 2
+    optimizers = []
+    real = training.make_optimizer
+    monkeypatch.setattr(training, "make_optimizer", lambda *a: optimizers.append(real(*a)) or optimizers[-1])
+    rates = []
+    config = tiny_config(epochs=4, patience=10, learning_rate=0.004, lr_schedule="cosine")
+    train(windows, "A", config, seed=0, progress=lambda *_: rates.append(optimizers[0].param_groups[0]["lr"]))
+    assert rates == pytest.approx([0.004 * (1 + math.cos(math.pi * k / 4)) / 2 for k in (1, 2, 3, 4)])
+    constant = []
+    train(windows, "A", tiny_config(epochs=2), seed=0, progress=lambda *_: constant.append(optimizers[-1].param_groups[0]["lr"]))
+    assert constant == [TrainConfig().learning_rate] * 2
+    with pytest.raises(ValueError, match="lr_schedule must be one of"):
+        TrainConfig(lr_schedule="step")
+
+
+def test_extra_test_sets_are_scored_by_the_restored_model(windows):
+    flipped = windows.x_test[:, ::-1].copy()
+    run = train(windows, "CNN", tiny_config(), seed=0, extra_test_sets={
+        "same": (windows.x_test, windows.y_test), "reversed": (flipped, windows.y_test),
+    })
+    same = run["extra_tests"]["same"]
+    assert same["confusion_matrix"] == run["confusion_matrix"] and same["accuracy"] == run["accuracy"]
+    assert np.sum(run["extra_tests"]["reversed"]["confusion_matrix"]) == len(windows.y_test)
+    assert "extra_tests" not in train(windows, "CNN", tiny_config(epochs=1), seed=0)
+
+
+def test_the_optimizer_is_adamw_with_the_fused_kernel_on_cpu():
+    model = torch.nn.Linear(4, 2)
+    optimizer = training.make_optimizer(model, tiny_config(learning_rate=0.01, weight_decay=0.05), torch.device("cpu"))
+    assert isinstance(optimizer, torch.optim.AdamW)
+    assert optimizer.defaults["fused"] is True
+    assert (optimizer.defaults["lr"], optimizer.defaults["weight_decay"]) == (0.01, 0.05)
