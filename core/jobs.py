@@ -12,10 +12,21 @@ streamlit: a page keeps the `Job` handle (e.g. in st.session_state) and polls `j
     job.result()   # the results JSON (core.results) once done, or of the finished runs once stopped
 
 `run_plan` is the same loop without the thread; the CLI calls it, so page and CLI share one code path.
+That includes the evaluations beyond one split (core.evaluation): a Plan may ask for a cross-load table
+(`train_loads`, `test_loads`), noise robustness (`snr_db`), the split comparison (`compare_splits`) and a
+d_model sweep (`d_models`); run_plan trains what they need and adds their blocks to the results JSON.
+
+Data: a finished WindowSet serves one experiment on one split. Cross-load and the split comparison cut the
+recordings themselves (per load, or under the other split), so for them `data` must give the recordings,
+and `windowing` says how to cut them (the keyword arguments of `core.vibration.make_windows`):
+
+    Plan(data=lambda: load_cwru(folder, loads=(0, 1, 2, 3), allow_missing=True), windowing={"window": 1024},
+         models=["A", "B"], seeds=[0, 1, 2], train_loads=[0], test_loads=[1, 2, 3], snr_db=[-4, 0, 4, 8])
 """
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import threading
 import time
@@ -23,21 +34,34 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from core import evaluation
 from core.models import MODEL_NAMES
 from core.results import METRICS, build_results
 from core.training import TrainConfig, TrainingStopped, train
 
 STATES = ("queued", "running", "done", "stopped", "failed")
 FINISHED_STATES = ("done", "stopped", "failed")
+MAIN_STAGE = "main"  # the experiment itself; the other stages serve the evaluations
+WINDOWING_KEYS = ("window", "stride", "split", "mode", "seed")  # keyword arguments of make_windows
+DEFAULT_SHARES = (0.7, 0.2, 0.1)  # make_windows' default (train, val, test) shares
 
 
 @dataclass
 class Plan:
     """What to run: the data, the models and seeds to cross, the shared training config and the device.
 
-    `data` is a WindowSet, or a callable that builds one (loading runs on the worker, not in the page).
-    `data_settings` records how the data was made (dataset, loads, window, split, ...) in the JSON config.
+    `data` is a WindowSet, a list of Recordings, or a callable that returns either (loading then runs on
+    the worker, not in the page). Recordings are cut with `windowing` (make_windows keyword arguments:
+    window, stride, split, mode, seed); cross-load and `compare_splits` need recordings.
+    `data_settings` records how the data was made (dataset, loads, ...) in the JSON config.
     `metric` is the one the paired comparison with A and the verdict use.
+
+    Optional evaluations (core.evaluation), each adding a block to the results JSON:
+    `train_loads` + `test_loads`: the cross-load table (recordings need meta["load_hp"]); the experiment
+    itself then runs on the first train load, on the classes recorded at every train and test load.
+    `snr_db`: noise robustness of every run, on noisy copies of its test windows.
+    `compare_splits`: the same experiment again under the other split mode (time <-> random).
+    `d_models`: the embedding models again at each width; the experiment itself uses the first.
     """
 
     data: Any
@@ -48,6 +72,12 @@ class Plan:
     data_settings: Mapping[str, Any] = field(default_factory=dict)
     metric: str = "accuracy"
     keep_weights: bool = True  # a few hundred kB per run; lets the page offer the trained models
+    windowing: Mapping[str, Any] = field(default_factory=dict)
+    train_loads: Sequence[int] | None = None
+    test_loads: Sequence[int] | None = None
+    snr_db: Sequence[float] | None = None
+    compare_splits: bool = False
+    d_models: Sequence[int] | None = None
 
     def __post_init__(self) -> None:
         self.models, self.seeds = list(self.models), [int(seed) for seed in self.seeds]
@@ -60,6 +90,51 @@ class Plan:
             raise ValueError(f"metric must be one of {METRICS}, got {self.metric!r}")
         if len(set(self.models)) != len(self.models) or len(set(self.seeds)) != len(self.seeds):
             raise ValueError(f"models and seeds must not repeat; got models {self.models}, seeds {self.seeds}")
+        unknown_windowing = sorted(set(self.windowing) - set(WINDOWING_KEYS))
+        if unknown_windowing:
+            raise ValueError(f"windowing takes {WINDOWING_KEYS}, got unknown {unknown_windowing}")
+        self.windowing = dict(self.windowing)
+        loads = evaluation.check_loads(self.train_loads, self.test_loads)
+        self.train_loads, self.test_loads = loads if loads else (None, None)
+        if self.snr_db is not None:
+            self.snr_db = evaluation.check_snr_list(self.snr_db)
+        self.d_models = evaluation.check_d_models(self.d_models, self.config.model.n_heads)
+        if self.d_models is not None:
+            if not evaluation.embedding_models(self.models):
+                raise ValueError("the d_model sweep needs an embedding model among the models (B, B-noPE, B-learned, B-concat)")
+            # the experiment itself runs at the first width of the sweep
+            self.config = dataclasses.replace(
+                self.config, model=dataclasses.replace(self.config.model, d_model=self.d_models[0])
+            )
+
+    @property
+    def cross_load(self) -> bool:
+        return self.train_loads is not None
+
+    @property
+    def split_mode(self) -> str:
+        return self.windowing.get("mode", "time")
+
+    def run_count(self) -> int:
+        """Training runs in all: the experiment, plus those the evaluations need (noise needs none)."""
+        per_seed = len(self.models)
+        if self.cross_load:
+            per_seed += len(self.models) * (len(self.train_loads) - 1)
+        if self.compare_splits:
+            per_seed += len(self.models)
+        if self.d_models is not None:
+            per_seed += len(evaluation.embedding_models(self.models)) * (len(self.d_models) - 1)
+        return per_seed * len(self.seeds)
+
+    def evaluations(self) -> dict[str, Any]:
+        """The evaluation settings, as recorded under config["evaluations"]."""
+        return {
+            "train_loads": self.train_loads,
+            "test_loads": self.test_loads,
+            "snr_db": self.snr_db,
+            "compare_splits": self.compare_splits,
+            "d_models": self.d_models,
+        }
 
 
 @dataclass(frozen=True)
@@ -71,19 +146,23 @@ class JobStatus:
     jobs_ahead: int  # jobs that run before this one starts (0 once it runs)
     model: str | None  # the run in progress (or the last one, once the job has ended)
     seed: int | None
-    run_index: int  # runs finished so far
-    n_runs: int  # models x seeds
+    run_index: int  # training runs finished so far, evaluations' runs included
+    n_runs: int  # training runs in all: models x seeds, plus the runs the evaluations need
     epoch: int  # epochs finished in the current run
     max_epochs: int
     latest: dict[str, float] | None  # the last history row of the current run
     history: list[dict[str, float]]  # the current run's epochs so far
-    runs: list[dict[str, Any]]  # finished runs, as in the results JSON (plus n_parameters, best_epoch)
+    runs: list[dict[str, Any]]  # finished runs of the experiment itself, as in the results JSON (plus extras)
     error: str | None  # why the job failed
     elapsed_seconds: float  # since the job started running
+    stage: str | None = None  # "main", or the evaluation the current run serves ("random split", "d_model 64", ...)
 
 
 def experiment_config(plan: Plan, windows: Any) -> dict[str, Any]:
     """Every setting of an experiment, as recorded under "config" in the results JSON."""
+    cut = {}
+    if plan.windowing:
+        cut = {"shares": list(plan.windowing.get("split", DEFAULT_SHARES)), "split_seed": int(plan.windowing.get("seed", 0))}
     return {
         "models": list(plan.models),
         "seeds": list(plan.seeds),
@@ -92,6 +171,7 @@ def experiment_config(plan: Plan, windows: Any) -> dict[str, Any]:
         "train": plan.config.to_dict(),
         "data": {
             **dict(plan.data_settings),
+            **cut,
             "window": int(windows.window),
             "stride": int(windows.stride),
             "split_mode": windows.mode,
@@ -99,6 +179,7 @@ def experiment_config(plan: Plan, windows: Any) -> dict[str, Any]:
             "normalisation": {"mean": float(windows.mean), "std": float(windows.std)},
             "counts": windows.counts,
         },
+        "evaluations": plan.evaluations(),
     }
 
 
@@ -110,34 +191,140 @@ class PlanStopped(TrainingStopped):
         self.results = results
 
 
+@dataclass
+class Stage:
+    """One batch of training runs: the experiment itself, or the runs one evaluation needs."""
+
+    name: str
+    windows: Any
+    models: list[str]
+    config: TrainConfig
+    fixed_test_sets: dict[str, tuple[Any, Any]] = field(default_factory=dict)  # scored by every run
+    noise: bool = False  # also score noisy copies of the test windows (they depend on the seed)
+
+
+def _is_window_set(data: Any) -> bool:
+    return hasattr(data, "x_train") and hasattr(data, "class_names")
+
+
+def plan_stages(plan: Plan, data: Any) -> tuple[list[Stage], dict[str, Any]]:
+    """The stages of `plan` on `data` (a WindowSet or recordings), and what the evaluation blocks need to
+    know about them. Every window set is cut here, before any training, so bad data fails at once."""
+    from core.vibration import make_windows  # lazily: importing jobs should not import every loader
+
+    needs_recordings = plan.cross_load or plan.compare_splits
+    if _is_window_set(data):
+        if needs_recordings:
+            raise ValueError(
+                "cross-load and the split comparison cut the recordings themselves: give the plan the "
+                "recordings (or a callable returning them) and `windowing`, not a finished WindowSet"
+            )
+        main_windows, main_recordings, facts = data, None, {}
+    else:
+        main_recordings = list(data)
+        facts = {}
+        if plan.cross_load:
+            classes, dropped = evaluation.common_classes(main_recordings, plan.train_loads, plan.test_loads)
+            facts.update(classes=classes, dropped=dropped, recordings=main_recordings)
+            main_recordings = evaluation.recordings_at(main_recordings, plan.train_loads[0], classes)
+        main_windows = make_windows(main_recordings, **plan.windowing)
+
+    main = Stage(MAIN_STAGE, main_windows, list(plan.models), plan.config, noise=plan.snr_db is not None)
+    stages = [main]
+    if plan.cross_load:
+        recordings = facts["recordings"]
+        main.fixed_test_sets = evaluation.cross_load_test_sets(recordings, main_windows, plan.train_loads[0], plan.test_loads)
+        for load in plan.train_loads[1:]:
+            at_load = evaluation.recordings_at(recordings, load, facts["classes"])
+            windows = make_windows(at_load, **plan.windowing)
+            tests = evaluation.cross_load_test_sets(recordings, windows, load, plan.test_loads)
+            stages.append(Stage(f"train load {load} HP", windows, list(plan.models), plan.config, tests))
+        facts["test_windows"] = {
+            load: len(main.fixed_test_sets[evaluation.load_name(load)][1]) for load in plan.test_loads
+        }
+    if plan.compare_splits:
+        other = evaluation.other_split_mode(plan.split_mode)
+        windows = make_windows(main_recordings, **{**plan.windowing, "mode": other})
+        stages.append(Stage(f"{other} split", windows, list(plan.models), plan.config))
+    if plan.d_models is not None:
+        for width in plan.d_models[1:]:
+            config = dataclasses.replace(plan.config, model=dataclasses.replace(plan.config.model, d_model=width))
+            stages.append(Stage(f"d_model {width}", main_windows, evaluation.embedding_models(plan.models), config))
+    return stages, facts
+
+
+def evaluation_blocks(plan: Plan, runs_by_stage: Mapping[str, list[dict[str, Any]]], facts: Mapping[str, Any]) -> dict[str, Any]:
+    """The optional blocks of the results JSON (core.results) from the finished stages."""
+    main_runs = runs_by_stage[MAIN_STAGE]
+    blocks: dict[str, Any] = {}
+    if plan.cross_load:
+        by_train_load = {plan.train_loads[0]: main_runs}
+        by_train_load.update({load: runs_by_stage[f"train load {load} HP"] for load in plan.train_loads[1:]})
+        blocks["cross_load"] = evaluation.cross_load_block(
+            by_train_load, plan.models, plan.test_loads, facts["classes"], facts["dropped"], facts["test_windows"]
+        )
+    if plan.snr_db is not None:
+        blocks["noise"] = evaluation.noise_block(main_runs, plan.models, plan.snr_db)
+    if plan.compare_splits:
+        other = evaluation.other_split_mode(plan.split_mode)
+        by_mode = {plan.split_mode: main_runs, other: runs_by_stage[f"{other} split"]}
+        blocks["split_comparison"] = evaluation.split_comparison_block(by_mode, plan.models)
+    if plan.d_models is not None:
+        by_width = {plan.d_models[0]: main_runs}
+        by_width.update({width: runs_by_stage[f"d_model {width}"] for width in plan.d_models[1:]})
+        blocks["d_model_sweep"] = evaluation.d_model_sweep_block(by_width, evaluation.embedding_models(plan.models))
+    return blocks
+
+
 def run_plan(
     plan: Plan,
     on_run_start: Callable[[str, int], None] | None = None,
     progress: Callable[[int, dict[str, float]], None] | None = None,
     on_run_end: Callable[[dict[str, Any]], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
+    on_stage: Callable[[str, Any], None] | None = None,
 ) -> dict[str, Any]:
-    """Train every model on every seed and return the results JSON.
+    """Train every model on every seed, then the runs the plan's evaluations need; return the results JSON.
 
-    Seeds are the outer loop, so a plan stopped midway holds whole model comparisons for the seeds it
-    finished. If `should_stop()` turns True the run in progress is abandoned and PlanStopped is raised,
-    carrying the results of the finished runs.
+    The experiment itself comes first, seeds as the outer loop, so a plan stopped midway holds whole model
+    comparisons for the seeds it finished. Every run passed to `on_run_end` carries "stage" (MAIN_STAGE
+    for the experiment itself); `on_stage(name, windows)` announces each stage. If `should_stop()` turns
+    True the run in progress is abandoned and PlanStopped is raised, carrying the results of the finished
+    runs of the experiment itself (without evaluation blocks).
     """
-    windows = plan.data() if callable(plan.data) else plan.data
-    config = experiment_config(plan, windows)
-    runs: list[dict[str, Any]] = []
-    for seed, model in itertools.product(plan.seeds, plan.models):
-        if on_run_start is not None:
-            on_run_start(model, seed)
-        try:
-            run = train(windows, model, plan.config, seed, plan.device, progress, should_stop, plan.keep_weights)
-        except TrainingStopped:
-            partial = build_results(config, windows.class_names, runs, plan.metric) if runs else None
-            raise PlanStopped(partial) from None
-        runs.append(run)
-        if on_run_end is not None:
-            on_run_end(run)
-    return build_results(config, windows.class_names, runs, plan.metric)
+    data = plan.data() if callable(plan.data) else plan.data
+    stages, facts = plan_stages(plan, data)
+    main_windows = stages[0].windows
+    config = experiment_config(plan, main_windows)
+    runs_by_stage: dict[str, list[dict[str, Any]]] = {stage.name: [] for stage in stages}
+
+    def partial_results() -> dict[str, Any] | None:
+        runs = runs_by_stage[MAIN_STAGE]
+        return build_results(config, main_windows.class_names, runs, plan.metric) if runs else None
+
+    for stage in stages:
+        if on_stage is not None:
+            on_stage(stage.name, stage.windows)
+        for seed, model in itertools.product(plan.seeds, stage.models):
+            if on_run_start is not None:
+                on_run_start(model, seed)
+            test_sets = dict(stage.fixed_test_sets)
+            if stage.noise:
+                test_sets.update(evaluation.noisy_test_sets(stage.windows, plan.snr_db, seed))
+            keep_weights = plan.keep_weights and stage.name == MAIN_STAGE
+            try:
+                run = train(
+                    stage.windows, model, stage.config, seed, plan.device, progress, should_stop, keep_weights,
+                    test_sets or None,
+                )
+            except TrainingStopped:
+                raise PlanStopped(partial_results()) from None
+            run["stage"] = stage.name
+            runs_by_stage[stage.name].append(run)
+            if on_run_end is not None:
+                on_run_end(run)
+    blocks = evaluation_blocks(plan, runs_by_stage, facts)
+    return build_results(config, main_windows.class_names, runs_by_stage[MAIN_STAGE], plan.metric, blocks)
 
 
 class Job:
@@ -156,6 +343,8 @@ class Job:
         self._seed: int | None = None
         self._history: list[dict[str, float]] = []
         self._runs: list[dict[str, Any]] = []
+        self._finished_runs = 0
+        self._stage: str | None = None
         self._weights: dict[str, dict[str, Any]] = {}
         self._error: str | None = None
         self._result: dict[str, Any] | None = None
@@ -174,8 +363,8 @@ class Job:
                 jobs_ahead=jobs_ahead if self._state == "queued" else 0,
                 model=self._model,
                 seed=self._seed,
-                run_index=len(self._runs),
-                n_runs=len(self.plan.models) * len(self.plan.seeds),
+                run_index=self._finished_runs,
+                n_runs=self.plan.run_count(),
                 epoch=len(self._history),
                 max_epochs=self.plan.config.epochs,
                 latest=dict(self._history[-1]) if self._history else None,
@@ -183,6 +372,7 @@ class Job:
                 runs=[dict(run) for run in self._runs],
                 error=self._error,
                 elapsed_seconds=now - self._started_at if self._started_at else 0.0,
+                stage=self._stage,
             )
 
     def stop(self) -> None:
@@ -226,6 +416,7 @@ class Job:
                 progress=self._on_epoch,
                 on_run_end=self._on_run_end,
                 should_stop=self._stop_requested.is_set,
+                on_stage=self._on_stage,
             )
         except PlanStopped as stopped:
             self._finish("stopped", result=stopped.results)
@@ -242,12 +433,18 @@ class Job:
         with self._lock:
             self._history.append(dict(metrics))
 
+    def _on_stage(self, stage: str, windows: Any) -> None:
+        with self._lock:
+            self._stage = stage
+
     def _on_run_end(self, run: dict[str, Any]) -> None:
         with self._lock:
+            self._finished_runs += 1
             weights = run.pop("weights", None)
             if weights is not None:
                 self._weights[f"{run['model']}/seed{run['seed']}"] = weights
-            self._runs.append(run)
+            if run.get("stage", MAIN_STAGE) == MAIN_STAGE:  # the runs of the results JSON
+                self._runs.append(run)
 
     def _finish(self, state: str, result: dict[str, Any] | None = None, error: str | None = None) -> None:
         with self._lock:

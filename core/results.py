@@ -15,6 +15,22 @@ downloads and the tests all go through them. Layout:
     verdict       one paragraph: each model against A, "better", "worse" or "within the spread" only as
                   the interval allows, and what one test window is worth
 
+Optional top-level blocks, present when the experiment asked for the evaluation (core.evaluation), checked
+when present. A "cell" is {"mean", "sd", "n", "values"}: a fraction summarised over seeds as in `summary`,
+plus the per-seed values in the order of config["seeds"]. Lists run along the named axis of their block.
+
+    cross_load        train_loads [int] (rows), test_loads [int] (columns), classes [str] (the classes
+                      recorded at every train and test load; equal to class_names), dropped_classes [str],
+                      test_windows [int] per test load, method (text), and accuracy / f1:
+                      {model: [[cell per test load] per train load]}
+    noise             snr_db [number] (dB), definition (text), accuracy / f1: {model: [cell per SNR]}
+    split_comparison  modes ["time", "random"] in either order, the experiment's own split first;
+                      accuracy / f1: {model: [cell per mode]}; leak: {model: paired} as in `paired`,
+                      random-split minus time-split accuracy on the same seeds
+    d_model_sweep     d_models [int], models [str] (the embedding models), accuracy / f1:
+                      {model: [cell per d_model]}, n_parameters: {model: [int per d_model]}; the
+                      experiment itself (runs, summary) is the first d_model
+
 Seeds share the data split, so the differences are paired: the seed-to-seed spread that every model shares
 cancels, and the interval is about the model, not about the luck of the initialisation.
 """
@@ -35,6 +51,9 @@ from scipy import stats
 METRICS = ("accuracy", "precision", "recall", "f1")
 REFERENCE_MODEL = "A"
 TOP_KEYS = ("config", "class_names", "runs", "summary", "paired", "verdict")
+OPTIONAL_KEYS = ("cross_load", "noise", "split_comparison", "d_model_sweep")
+CELL_KEYS = ("mean", "sd", "n", "values")
+BLOCK_METRICS = ("accuracy", "f1")  # the metrics the optional blocks record
 RUN_KEYS = (
     "model",
     "seed",
@@ -194,8 +213,10 @@ def build_results(
     class_names: Sequence[str],
     runs: Sequence[Mapping[str, Any]],
     metric: str = "accuracy",
+    evaluations: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The results JSON (see the module docstring) from finished runs; validated before it is returned."""
+    """The results JSON (see the module docstring) from finished runs, plus the optional `evaluations`
+    blocks (keys among OPTIONAL_KEYS); validated before it is returned."""
     pairs = [(run["model"], int(run["seed"])) for run in runs]
     duplicates = sorted({p for p in pairs if pairs.count(p) > 1})
     if duplicates:
@@ -210,6 +231,10 @@ def build_results(
         "paired": paired,
         "verdict": verdict(paired, count_test_windows(runs), [run["model"] for run in runs]),
     }
+    unknown = sorted(set(evaluations or {}) - set(OPTIONAL_KEYS))
+    if unknown:
+        raise ValueError(f"unknown evaluation blocks {unknown}; known: {OPTIONAL_KEYS}")
+    results.update({key: _plain(block) for key, block in (evaluations or {}).items()})
     validate_results(results)
     return results
 
@@ -230,9 +255,9 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, Integral) and not isinstance(value, bool)
 
 
-def _check_keys(where: str, mapping: Any, keys: Sequence[str]) -> None:
+def _check_keys(where: str, mapping: Any, keys: Sequence[str], optional: Sequence[str] = ()) -> None:
     _require(isinstance(mapping, Mapping), f"{where} must be an object, got {type(mapping).__name__}")
-    missing, extra = set(keys) - set(mapping), set(mapping) - set(keys)
+    missing, extra = set(keys) - set(mapping), set(mapping) - set(keys) - set(optional)
     _require(not missing and not extra, f"{where} keys: missing {sorted(missing)}, unexpected {sorted(extra)}")
 
 
@@ -273,7 +298,7 @@ def _check_optional_number(where: str, value: Any) -> None:
 
 def validate_results(results: Any) -> None:
     """Raise ValueError naming the first place where `results` breaks the contract."""
-    _check_keys("top level", results, TOP_KEYS)
+    _check_keys("top level", results, TOP_KEYS, OPTIONAL_KEYS)
     _require(isinstance(results["config"], Mapping), "config must be an object")
     names = results["class_names"]
     _require(
@@ -302,18 +327,131 @@ def validate_results(results: Any) -> None:
     _require(isinstance(paired, Mapping), "paired must be an object")
     for model, pair in paired.items():
         where = f"paired[{model!r}]"
-        _check_keys(where, pair, PAIRED_KEYS)
+        _check_pair(where, pair)
         _require(model in run_models and model != REFERENCE_MODEL, f"{where} must name a run model other than A")
-        _require(pair["metric"] in METRICS, f"{where}.metric must be one of {METRICS}")
-        _require(_is_int(pair["n"]) and pair["n"] >= 0, f"{where}.n must be a non-negative integer")
-        _check_optional_number(f"{where}.diff_mean", pair["diff_mean"])
-        _check_optional_number(f"{where}.diff_sd", pair["diff_sd"])
-        ci = pair["ci95"]
-        _require(
-            ci is None or (isinstance(ci, list) and len(ci) == 2 and all(_is_number(v) for v in ci) and ci[0] <= ci[1]),
-            f"{where}.ci95 must be null or [low, high]",
-        )
     _require(isinstance(results["verdict"], str) and results["verdict"], "verdict must be a non-empty string")
+
+    checks = {
+        "cross_load": _check_cross_load,
+        "noise": _check_noise,
+        "split_comparison": _check_split_comparison,
+        "d_model_sweep": _check_d_model_sweep,
+    }
+    for key, check in checks.items():
+        if key in results:
+            check(results[key], results)
+
+
+def _check_pair(where: str, pair: Any) -> None:
+    _check_keys(where, pair, PAIRED_KEYS)
+    _require(pair["metric"] in METRICS, f"{where}.metric must be one of {METRICS}")
+    _require(_is_int(pair["n"]) and pair["n"] >= 0, f"{where}.n must be a non-negative integer")
+    _check_optional_number(f"{where}.diff_mean", pair["diff_mean"])
+    _check_optional_number(f"{where}.diff_sd", pair["diff_sd"])
+    ci = pair["ci95"]
+    _require(
+        ci is None or (isinstance(ci, list) and len(ci) == 2 and all(_is_number(v) for v in ci) and ci[0] <= ci[1]),
+        f"{where}.ci95 must be null or [low, high]",
+    )
+
+
+def _check_cell(where: str, cell: Any) -> None:
+    _check_keys(where, cell, CELL_KEYS)
+    values = cell["values"]
+    _require(
+        isinstance(values, list) and all(_is_number(v) and 0 <= v <= 1 for v in values),
+        f"{where}.values must be a list of fractions in 0..1",
+    )
+    _require(_is_int(cell["n"]) and cell["n"] == len(values), f"{where}.n must count the values")
+    _check_optional_number(f"{where}.mean", cell["mean"])
+    _check_optional_number(f"{where}.sd", cell["sd"])
+
+
+def _check_int_list(where: str, values: Any, minimum: int = 0) -> None:
+    _require(
+        isinstance(values, list) and values and all(_is_int(v) and v >= minimum for v in values),
+        f"{where} must be a non-empty list of integers >= {minimum}",
+    )
+
+
+def _check_cells_by_model(where: str, block: Mapping[str, Any], models: set[str], shape: tuple[int, ...]) -> None:
+    """block[metric][model] is a list (of lists) of cells of `shape`, for exactly `models`."""
+    for metric in BLOCK_METRICS:
+        table = block[metric]
+        _require(isinstance(table, Mapping), f"{where}.{metric} must be an object")
+        _require(set(table) == models, f"{where}.{metric} models {sorted(table)} differ from {sorted(models)}")
+        for model, cells in table.items():
+            _check_nested_cells(f"{where}.{metric}[{model!r}]", cells, shape)
+
+
+def _check_nested_cells(where: str, cells: Any, shape: tuple[int, ...]) -> None:
+    _require(isinstance(cells, list) and len(cells) == shape[0], f"{where} must be a list of {shape[0]}")
+    for i, inner in enumerate(cells):
+        if len(shape) > 1:
+            _check_nested_cells(f"{where}[{i}]", inner, shape[1:])
+        else:
+            _check_cell(f"{where}[{i}]", inner)
+
+
+def _run_models(results: Mapping[str, Any]) -> set[str]:
+    return {run["model"] for run in results["runs"]}
+
+
+def _check_cross_load(block: Any, results: Mapping[str, Any]) -> None:
+    keys = ("train_loads", "test_loads", "classes", "dropped_classes", "test_windows", "method", *BLOCK_METRICS)
+    _check_keys("cross_load", block, keys)
+    _check_int_list("cross_load.train_loads", block["train_loads"])
+    _check_int_list("cross_load.test_loads", block["test_loads"])
+    _require(block["classes"] == results["class_names"], "cross_load.classes must equal class_names")
+    dropped = block["dropped_classes"]
+    _require(
+        isinstance(dropped, list) and all(isinstance(c, str) and c not in block["classes"] for c in dropped),
+        "cross_load.dropped_classes must be a list of class names not used",
+    )
+    windows = block["test_windows"]
+    _require(
+        isinstance(windows, list) and len(windows) == len(block["test_loads"]) and all(_is_int(n) and n > 0 for n in windows),
+        "cross_load.test_windows must give a positive count per test load",
+    )
+    _require(isinstance(block["method"], str), "cross_load.method must be text")
+    shape = (len(block["train_loads"]), len(block["test_loads"]))
+    _check_cells_by_model("cross_load", block, _run_models(results), shape)
+
+
+def _check_noise(block: Any, results: Mapping[str, Any]) -> None:
+    _check_keys("noise", block, ("snr_db", "definition", *BLOCK_METRICS))
+    snr = block["snr_db"]
+    _require(isinstance(snr, list) and snr and all(_is_number(v) for v in snr), "noise.snr_db must be a list of numbers")
+    _require(isinstance(block["definition"], str), "noise.definition must be text")
+    _check_cells_by_model("noise", block, _run_models(results), (len(snr),))
+
+
+def _check_split_comparison(block: Any, results: Mapping[str, Any]) -> None:
+    _check_keys("split_comparison", block, ("modes", *BLOCK_METRICS, "leak"))
+    modes = block["modes"]
+    _require(isinstance(modes, list) and sorted(modes) == ["random", "time"], "split_comparison.modes must be time and random")
+    models = _run_models(results)
+    _check_cells_by_model("split_comparison", block, models, (2,))
+    _require(isinstance(block["leak"], Mapping) and set(block["leak"]) == models,
+             "split_comparison.leak must hold one paired difference per model")
+    for model, pair in block["leak"].items():
+        _check_pair(f"split_comparison.leak[{model!r}]", pair)
+
+
+def _check_d_model_sweep(block: Any, results: Mapping[str, Any]) -> None:
+    _check_keys("d_model_sweep", block, ("d_models", "models", *BLOCK_METRICS, "n_parameters"))
+    _check_int_list("d_model_sweep.d_models", block["d_models"], minimum=1)
+    models = block["models"]
+    _require(
+        isinstance(models, list) and models and set(models) <= _run_models(results),
+        "d_model_sweep.models must name models that were run",
+    )
+    _check_cells_by_model("d_model_sweep", block, set(models), (len(block["d_models"]),))
+    counts = block["n_parameters"]
+    _require(isinstance(counts, Mapping) and set(counts) == set(models), "d_model_sweep.n_parameters must cover its models")
+    for model, values in counts.items():
+        _check_int_list(f"d_model_sweep.n_parameters[{model!r}]", values, minimum=1)
+        _require(len(values) == len(block["d_models"]), f"d_model_sweep.n_parameters[{model!r}] needs one per d_model")
 
 
 def save_results(results: Mapping[str, Any], path: str | Path) -> Path:

@@ -93,7 +93,7 @@ def test_stop_midway_keeps_the_finished_runs(windows, monkeypatch):
     # Make the second run endless: the job is stopped inside it, after the first run has finished.
     real_train = jobs.train
 
-    def train_with_endless_b(windows, model, config, seed, device, progress, should_stop, keep_weights):
+    def train_with_endless_b(windows, model, config, seed, device, progress, should_stop, keep_weights, extra_sets):
         if model == "A":
             return real_train(windows, model, tiny_config(epochs=1), seed, device, progress, should_stop, keep_weights)
         while True:
@@ -168,3 +168,24 @@ def test_a_plan_refuses_unknown_models_and_repeats(windows):
         jobs.Plan(data=windows, models=["A", "Z"], seeds=[0])
     with pytest.raises(ValueError, match="must not repeat"):
         jobs.Plan(data=windows, models=["A"], seeds=[0, 0])
+
+
+def test_a_job_with_evaluations_counts_their_runs_but_lists_only_the_experiments():
+    recordings = synthetic_bearing_set(seed=0, duration_s=1.0, classes=("normal", "IR007", "OR007"))
+    plan = jobs.Plan(data=lambda: recordings, windowing={"window": 128}, models=["A", "B"], seeds=[0],
+                     config=tiny_config(epochs=1), compare_splits=True, snr_db=[0], d_models=[16, 32])
+    assert plan.run_count() == 2 + 2 + 1  # experiment, random split, B at d_model 32
+    job = jobs.start(plan)
+    stages = set()
+    while not job.done:
+        stages.add(job.status().stage)
+        time.sleep(0.005)
+    status = job.status()
+    assert status.state == "done", status.error
+    assert (status.run_index, status.n_runs) == (5, 5)
+    assert status.stage == "d_model 32" and stages <= {None, "main", "random split", "d_model 32"}
+    assert [run["model"] for run in status.runs] == ["A", "B"]
+    assert set(job.weights()) == {"A/seed0", "B/seed0"}
+    results = job.result()
+    validate_results(results)
+    assert {"split_comparison", "noise", "d_model_sweep"} <= set(results)

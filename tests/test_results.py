@@ -186,3 +186,58 @@ def test_summary_table_one_row_per_model():
     assert b["accuracy_mean"] == pytest.approx(0.95)
     assert b["accuracy_sd"] == pytest.approx(0.03)  # B scores 0.92, 0.95, 0.98
     assert b["vs_A"] == "better"
+
+
+def with_blocks() -> dict:
+    """Results of A and B on three seeds with one block of each optional kind, built by core.evaluation."""
+    from core import evaluation
+
+    runs = runs_with_differences([0.01, 0.02, 0.03])
+    for run in runs:
+        score = {"accuracy": run["accuracy"] - 0.2, "f1": run["f1"] - 0.2}
+        run["extra_tests"] = {"snr 0 dB": score, "load 1 HP": score}
+    blocks = {
+        "noise": evaluation.noise_block(runs, ["A", "B"], [0]),
+        "cross_load": evaluation.cross_load_block({0: runs}, ["A", "B"], [1], CLASSES, ["OR007"], {1: 50}),
+        "split_comparison": evaluation.split_comparison_block({"time": runs, "random": runs}, ["A", "B"]),
+        "d_model_sweep": evaluation.d_model_sweep_block({16: [dict(r, n_parameters=99) for r in runs]}, ["B"]),
+    }
+    return build_results({}, CLASSES, runs, evaluations=blocks)
+
+
+def test_optional_blocks_are_accepted_and_checked_when_present():
+    results = with_blocks()
+    assert tuple(results)[: len(TOP_KEYS)] == TOP_KEYS
+    assert set(results) - set(TOP_KEYS) == {"noise", "cross_load", "split_comparison", "d_model_sweep"}
+    assert results["noise"]["accuracy"]["B"][0]["mean"] == pytest.approx(0.94 - 0.2)  # B: 0.91, 0.94, 0.97
+    json.dumps(results, allow_nan=False)
+    without = {key: results[key] for key in TOP_KEYS}
+    validate_results(without)  # every block is optional
+
+
+@pytest.mark.parametrize(
+    "breakage, message",
+    [
+        (lambda r: r["noise"]["accuracy"]["A"][0]["values"].pop(), r"noise\.accuracy\['A'\]\[0\]\.n must count"),
+        (lambda r: r["noise"]["f1"].pop("B"), r"noise\.f1 models"),
+        (lambda r: r["noise"].update(snr_db=[0, 4]), r"noise\.accuracy\['A'\] must be a list of 2"),
+        (lambda r: r["cross_load"].update(classes=["normal", "B007"]), "cross_load.classes must equal class_names"),
+        (lambda r: r["cross_load"].update(test_windows=[0]), "positive count per test load"),
+        (lambda r: r["cross_load"]["accuracy"]["A"].append([]), r"cross_load\.accuracy\['A'\] must be a list of 1"),
+        (lambda r: r["split_comparison"].update(modes=["time", "time"]), "modes must be time and random"),
+        (lambda r: r["split_comparison"]["leak"]["B"].update(ci95=[0.2, 0.1]), r"leak\['B'\]\.ci95"),
+        (lambda r: r["d_model_sweep"].update(models=["CNN"]), "models that were run"),
+        (lambda r: r["d_model_sweep"]["n_parameters"].update(B=[99, 99]), "one per d_model"),
+        (lambda r: r.update(sweep={}), r"unexpected \['sweep'\]"),
+    ],
+)
+def test_validate_names_what_breaks_an_optional_block(breakage, message):
+    results = with_blocks()
+    breakage(results)
+    with pytest.raises(ValueError, match=message):
+        validate_results(results)
+
+
+def test_unknown_evaluation_blocks_are_refused():
+    with pytest.raises(ValueError, match="unknown evaluation blocks"):
+        build_results({}, CLASSES, runs_with_differences([0.01, 0.02, 0.03]), evaluations={"robustness": {}})
