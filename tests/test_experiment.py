@@ -1,12 +1,14 @@
 """The experiment CLI: schema-valid JSON from a tiny synthetic run, clean errors, and CWRU when it is there."""
 
 import json
+import shlex
 from pathlib import Path
 
 import pytest
 
-from core.experiment import main
+from core.experiment import build_parser, command_line, main, make_plan
 from core.results import load_results
+from core.training import TrainConfig
 
 CWRU_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "cwru"
 TINY = ["--window", "256", "--patch", "16", "--heads", "2", "--layers", "1", "--threads", "1", "--quiet"]
@@ -70,3 +72,75 @@ def test_one_epoch_on_cwru_0hp(tmp_path):
     assert results["class_names"][0] == "normal" and len(results["class_names"]) == 10
     # 0 HP, 1024-sample windows, time split: about 10 test windows per class
     assert 90 <= sum(map(sum, results["runs"][0]["confusion_matrix"])) <= 120
+
+
+def test_every_evaluation_from_the_command_line_with_the_snr_written_with_an_equals_sign(tmp_path, capsys):
+    out = tmp_path / "evaluations.json"
+    code = main(
+        ["--duration", "1.0", "--loads", "0", "--models", "A,B", "--seeds", "0", "--epochs", "1", "--window", "128",
+         "--patch", "16", "--heads", "2", "--layers", "1", "--threads", "1", "--split", "time,random",
+         "--train-loads", "0", "--test-loads", "1", "--snr=-4,0,4,8", "--d-model", "16,32", "--out", str(out)]
+    )
+    assert code == 0
+    results = load_results(out)
+    assert results["noise"]["snr_db"] == [-4.0, 0.0, 4.0, 8.0]
+    assert results["cross_load"]["train_loads"] == [0] and results["cross_load"]["test_loads"] == [1]
+    assert results["config"]["data"]["loads"] == [0, 1]  # the cross-load loads are the ones read
+    assert results["split_comparison"]["modes"] == ["time", "random"]
+    assert results["d_model_sweep"]["d_models"] == [16, 32]
+    printed = capsys.readouterr().out
+    for heading in ("Split comparison", "Cross-load accuracy % on 10 classes", "white noise", "d_model sweep"):
+        assert heading in printed
+    assert "[random split]" in printed and "[d_model 32]" in printed
+
+
+def test_the_command_line_of_a_results_config_reproduces_its_settings(tmp_path):
+    out = tmp_path / "r.json"
+    argv = ["--duration", "1.0", "--models", "A,B", "--seeds", "3", "--epochs", "1", "--window", "128", "--stride", "96",
+            "--patch", "16", "--heads", "2", "--layers", "1", "--ff-dim", "24", "--dropout", "0.05", "--pe-scale", "0.5",
+            "--embed-scale", "--threads", "1", "--lr", "0.0025", "--lr-schedule", "cosine", "--patience", "3",
+            "--shares", "0.6,0.2,0.2", "--data-seed", "4", "--split-seed", "7", "--split", "random,time",
+            "--train-loads", "1", "--test-loads", "0,1", "--snr=-2.5,6", "--d-model", "16,32", "--quiet", "--out", str(out)]
+    assert main(argv) == 0
+    config = load_results(out)["config"]
+    command = command_line(config)
+    assert command.startswith("python -m core.experiment ") and "--snr=-2.5,6" in command
+    args = build_parser().parse_args(shlex.split(command)[3:])
+    plan = make_plan(args)
+    assert plan.config.to_dict() == config["train"]
+    assert (plan.models, plan.seeds, plan.metric) == (config["models"], config["seeds"], config["metric"])
+    assert plan.evaluations() == config["evaluations"]
+    assert plan.windowing == {"window": 128, "stride": 96, "split": (0.6, 0.2, 0.2), "mode": "random", "seed": 7}
+    for key, value in plan.data_settings.items():
+        assert config["data"][key] == value, key
+
+
+def test_the_command_line_of_page_configs():
+    synthetic = {"data": {"dataset": "synthetic", "seed": 2, "loads": [0, 1], "source": "the built-in synthetic set",
+                          "window": 512, "stride": 512, "split_mode": "time"},
+                 "models": ["A", "CNN"], "seeds": [0, 1], "train": TrainConfig(epochs=8, threads=1).to_dict()}
+    args = build_parser().parse_args(shlex.split(command_line(synthetic))[3:])
+    assert (args.dataset, args.data_seed, args.loads, args.window, args.split) == ("synthetic", 2, [0, 1], 512, ["time"])
+    assert (args.models, args.seeds, args.epochs, args.d_model) == (["A", "CNN"], [0, 1], 8, None)
+
+    cwru = {"data": {"dataset": "cwru", "loads": [0], "channel": "FE", "folder": "local", "window": 1024,
+                     "split_mode": "random"}, "models": ["A", "B"], "seeds": [0], "train": {}, "device": "cuda"}
+    args = build_parser().parse_args(shlex.split(command_line(cwru))[3:])
+    assert (args.dataset, args.channel, args.split, args.data, args.device) == ("cwru", "FE", ["random"], None, "cuda")
+
+    csv = {"data": {"dataset": "csv", "files": ["normal run.csv", "IR007.csv"], "sample_rate": 12000.0, "window": 256},
+           "models": ["A"], "seeds": [0], "train": {}}
+    args = build_parser().parse_args(shlex.split(command_line(csv))[3:])
+    assert [str(path) for path in args.data] == ["normal run.csv", "IR007.csv"] and args.sample_rate == 12000.0
+
+
+@pytest.mark.skipif(not CWRU_DIR.is_dir(), reason=f"CWRU data not found at {CWRU_DIR} (see shared/data/README.md)")
+def test_cross_load_on_cwru_uses_the_nine_fault_classes(tmp_path):
+    out = tmp_path / "cross.json"
+    code = main(["--dataset", "cwru", "--models", "A", "--seeds", "0", "--epochs", "1", "--threads", "1",
+                 "--train-loads", "0", "--test-loads", "1", "--quiet", "--out", str(out)])
+    assert code == 0
+    block = load_results(out)["cross_load"]
+    assert block["dropped_classes"] == ["normal"] and len(block["classes"]) == 9
+    # 9 files of about 122,000 samples at 1 HP: 118 or 119 whole 1024-sample windows each
+    assert 9 * 118 <= block["test_windows"][0] <= 9 * 119
