@@ -1,0 +1,377 @@
+"""The training benchmark of the Fault lab on CWRU 0 HP (1024-sample windows): accuracy, evaluations, speed.
+
+    python bench/train.py                      # everything the issue lists (tens of minutes on 2 cores)
+    python bench/train.py --quick              # a smoke run: one seed, few epochs, A / B / CNN
+    python bench/train.py --sections throughput,synthetic --out /tmp/bench.txt
+
+Prints, with a timestamp on every line (flushed, so a partial run is still useful):
+
+- every model x {time, FFT} tokens x {time, random} split x seeds: mean ± sd accuracy and F1 and each
+  model's verdict against A, then the leak of the random split per model;
+- cross-load accuracy (train 0 HP, test 0-3 HP on the nine fault classes) and the noise curve
+  (SNR -4, 0, 4, 8 dB) for A, B and the CNN;
+- training throughput of our loop (core.training.train) against a plain reference loop (a DataLoader over
+  a TensorDataset, the textbook PositionalEncoding module, the default AdamW) with the same model, batch
+  size and thread count, for A and B, and the ratio;
+- the synthetic default set: A and B, 3 seeds, wall time;
+- the targets, and the total wall time.
+
+The output also goes to --out, and every results JSON to the same path with ".json". The CWRU data is read
+from ../shared/data/cwru beside the repository; without it the CWRU sections are skipped with a message.
+Training runs through core.jobs.run_plan, the code path of the page and the CLI, with the default
+hyper-parameters of core.training.TrainConfig.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from core import evaluation  # noqa: E402
+from core.experiment import format_evaluations, format_table  # noqa: E402
+from core.jobs import Plan, run_plan  # noqa: E402
+from core.models import MODEL_NAMES, ModelConfig, build_model  # noqa: E402
+from core.results import build_results, comparison_word  # noqa: E402
+from core.training import TrainConfig, train  # noqa: E402
+from core.vibration import load_cwru, make_windows, synthetic_bearing_set  # noqa: E402
+
+CWRU_DIR = REPO.parent / "shared" / "data" / "cwru"
+SECTIONS = ("models", "evaluations", "throughput", "synthetic")
+WINDOW = 1024
+TARGETS = {
+    "A accuracy (time tokens, time split)": ">= 98 %",
+    "A and B, time tokens, time split, wall": "<= 300 s for 3 seeds",
+    "our loop / reference loop": ">= 1.5x",
+    "synthetic default set, A and B, 3 seeds, wall": "<= 60 s",
+}
+
+
+class Log:
+    """print with a timestamp and the seconds since the start, flushed, and copied to a file."""
+
+    def __init__(self, path: Path):
+        self.started = time.perf_counter()
+        self.file = path.open("w", encoding="utf-8")
+
+    def __call__(self, text: str = "") -> None:
+        stamp = f"[{time.strftime('%H:%M:%S')} +{time.perf_counter() - self.started:5.0f}s]"
+        for line in str(text).splitlines() or [""]:
+            print(f"{stamp} {line}", flush=True)
+            self.file.write(f"{stamp} {line}\n")
+        self.file.flush()
+
+
+# --- the reference loop -------------------------------------------------------------------------------
+
+
+class TextbookPositionalEncoding(nn.Module):
+    """The positional-encoding module of the PyTorch transformer tutorial, batch first: a sinusoidal table
+    (sin at even, cos at odd columns, wavelengths up to 10000·2π) added to the input, then dropout."""
+
+    def __init__(self, d_model: int, dropout: float, max_len: int = 5000):
+        super().__init__()
+        self.dropout = nn.Dropout(dropout)
+        position = torch.arange(max_len).unsqueeze(1)  # (max_len, 1)
+        div_term = torch.exp(torch.arange(0, d_model, 2) * (-math.log(10000.0) / d_model))
+        pe = torch.zeros(1, max_len, d_model)
+        pe[0, :, 0::2] = torch.sin(position * div_term)
+        pe[0, :, 1::2] = torch.cos(position * div_term)
+        self.register_buffer("pe", pe)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.dropout(x + self.pe[:, : x.size(1)])  # (batch, tokens, d_model)
+
+
+class ReferenceB(nn.Module):
+    """Model B with the textbook PE module in place of ours, built from a fresh B's own layers, so both
+    loops start from the same weights."""
+
+    def __init__(self, ours: nn.Module, dropout: float):
+        super().__init__()
+        self.tokenizer, self.embedding, self.encoder, self.head = ours.tokenizer, ours.embedding, ours.encoder, ours.head
+        self.position = TextbookPositionalEncoding(self.head.in_features, dropout)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = self.position(self.embedding(self.tokenizer(x)))  # (batch, tokens, d_model)
+        return self.head(self.encoder(h).mean(dim=1))  # (batch, n_classes)
+
+
+def reference_model(model_name: str, windows: Any, config: TrainConfig, seed: int) -> nn.Module:
+    torch.manual_seed(seed)
+    ours = build_model(model_name, windows.window, len(windows.class_names), config.model)
+    return ReferenceB(ours, config.model.dropout) if model_name == "B" else ours
+
+
+def reference_loop(model: nn.Module, windows: Any, config: TrainConfig, epochs: int, seed: int) -> dict[str, float]:
+    """The textbook loop: DataLoader batches, zero_grad / forward / backward / step, then a validation pass
+    per epoch under no_grad. Returns windows per second of the whole loop and of the training passes."""
+    torch.set_num_threads(config.threads)
+    train_set = TensorDataset(torch.from_numpy(windows.x_train), torch.from_numpy(windows.y_train))
+    val_set = TensorDataset(torch.from_numpy(windows.x_val), torch.from_numpy(windows.y_val))
+    loader = DataLoader(train_set, batch_size=config.batch_size, shuffle=True, generator=torch.Generator().manual_seed(seed))
+    val_loader = DataLoader(val_set, batch_size=config.batch_size)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay)
+    loss_fn = nn.CrossEntropyLoss()
+    training_seconds = 0.0
+    started = time.perf_counter()
+    for _ in range(epochs):
+        epoch_started = time.perf_counter()
+        model.train()
+        for xb, yb in loader:
+            optimizer.zero_grad()
+            loss = loss_fn(model(xb), yb)
+            loss.backward()
+            optimizer.step()
+        training_seconds += time.perf_counter() - epoch_started
+        model.eval()
+        with torch.no_grad():
+            val_loss = sum(loss_fn(model(xb), yb).item() * len(yb) for xb, yb in val_loader) / len(val_set)
+    loop_seconds = time.perf_counter() - started
+    n = len(windows.x_train) * epochs
+    return {"loop": n / loop_seconds, "training": n / training_seconds, "val_loss": val_loss}
+
+
+def our_loop(model_name: str, windows: Any, config: TrainConfig, epochs: int, seed: int) -> dict[str, float]:
+    # patience = epochs: both loops run every epoch
+    fixed = TrainConfig(**{**config.to_dict(), "epochs": epochs, "patience": epochs})
+    run = train(windows, model_name, fixed, seed, device="cpu")
+    return {"loop": len(windows.x_train) * epochs / run["train_seconds"], "training": run["windows_per_second"]}
+
+
+def throughput(log: Log, windows: Any, config: TrainConfig, epochs: int, repeats: int) -> dict[str, Any]:
+    log(f"Throughput: {epochs} epochs of {len(windows.x_train)} training windows, batch {config.batch_size}, "
+        f"{config.threads} thread(s), CPU; ours and the reference alternate, median of {repeats}")
+    rows = {}
+    for model_name in ("A", "B"):
+        # one untimed epoch of each first: the first model built in a process pays for allocator and kernel warm-up
+        our_loop(model_name, windows, config, 1, seed=0)
+        reference_loop(reference_model(model_name, windows, config, seed=0), windows, config, 1, seed=0)
+        ours, reference = [], []
+        for repeat in range(repeats):
+            ours.append(our_loop(model_name, windows, config, epochs, seed=repeat))
+            model = reference_model(model_name, windows, config, seed=repeat)
+            reference.append(reference_loop(model, windows, config, epochs, seed=repeat))
+        row = {
+            kind: {
+                "ours": statistics.median(r[kind] for r in ours),
+                "reference": statistics.median(r[kind] for r in reference),
+            }
+            for kind in ("loop", "training")
+        }
+        for kind in row:
+            row[kind]["ratio"] = row[kind]["ours"] / row[kind]["reference"]
+        rows[model_name] = row
+        log(f"  {model_name}: whole loop {row['loop']['ours']:.0f} vs {row['loop']['reference']:.0f} windows/s "
+            f"(ratio {row['loop']['ratio']:.2f}); training passes only {row['training']['ours']:.0f} vs "
+            f"{row['training']['reference']:.0f} (ratio {row['training']['ratio']:.2f})")
+    return rows
+
+
+# --- experiments ----------------------------------------------------------------------------------------
+
+
+def run_logged(log: Log, plan: Plan, label: str) -> tuple[dict[str, Any], float]:
+    log(f"{label}: models {', '.join(plan.models)}; seeds {plan.seeds}; {plan.run_count()} runs")
+    started = time.perf_counter()
+    results = run_plan(
+        plan,
+        on_stage=lambda stage, w: log(f"  {stage}: {len(w.class_names)} classes, train/val/test "
+                                      f"{len(w.x_train)}/{len(w.x_val)}/{len(w.x_test)}, {w.mode} split"),
+        on_run_end=lambda run: log(
+            f"  {run['model']:<9} seed {run['seed']}{'' if run['stage'] == 'main' else ' [' + run['stage'] + ']'}: "
+            f"accuracy {100 * run['accuracy']:.1f} %, F1 {100 * run['f1']:.1f} %, {run['epochs']} epochs "
+            f"(best {run['best_epoch']}), {run['train_seconds']:.1f} s, {run['windows_per_second']:.0f} windows/s"
+        ),
+    )
+    wall = time.perf_counter() - started
+    log(f"  wall {wall:.0f} s")
+    return results, wall
+
+
+def cwru_plan(recordings: list, models: list[str], seeds: list[int], config: TrainConfig, mode: str = "time", **extra) -> Plan:
+    settings = {"dataset": "cwru", "loads": sorted({r.meta["load_hp"] for r in recordings}), "channel": "DE",
+                "data": str(CWRU_DIR)}
+    return Plan(data=recordings, models=models, seeds=seeds, config=config, device="cpu", data_settings=settings,
+                keep_weights=False, windowing={"window": WINDOW, "mode": mode}, **extra)
+
+
+def merge(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
+    """One results JSON from two experiments on the same data and seeds (A's comparisons span both)."""
+    config = dict(first["config"], models=first["config"]["models"] + second["config"]["models"])
+    return build_results(config, first["class_names"], first["runs"] + second["runs"], config["metric"])
+
+
+def verdict_words(results: dict[str, Any]) -> str:
+    words = [f"{model}: {comparison_word(pair['ci95']) or 'no interval'}" for model, pair in results["paired"].items()]
+    return "; ".join(words)
+
+
+def models_section(log: Log, recordings: list, models: list[str], seeds: list[int], config: TrainConfig,
+                   saved: dict[str, Any], facts: dict[str, Any]) -> None:
+    by_split: dict[str, dict[str, Any]] = {}
+    for tokens in ("time", "fft"):
+        token_config = TrainConfig(**{**config.to_dict(), "model": {**config.to_dict()["model"], "tokens": tokens}})
+        for mode in ("time", "random"):
+            label = f"CWRU 0 HP, {tokens} tokens, {mode} split"
+            first = [m for m in ("A", "B") if m in models]
+            rest = [m for m in models if m not in first]
+            results, wall = run_logged(log, cwru_plan(recordings, first, seeds, token_config, mode), label + " (A and B)")
+            if tokens == "time" and mode == "time":
+                facts["A and B wall"] = wall
+            if rest:
+                more, _ = run_logged(log, cwru_plan(recordings, rest, seeds, token_config, mode), label + " (the others)")
+                results = merge(results, more)
+            saved[label] = results
+            by_split.setdefault(tokens, {})[mode] = results
+            log(f"{label}: mean ± sd over {len(seeds)} seeds")
+            log(format_table(results))
+            log("verdict: " + verdict_words(results))
+            log(results["verdict"])
+            if tokens == "time" and mode == "time":
+                facts["A accuracy"] = results["summary"]["A"]["accuracy"]["mean"] if "A" in results["summary"] else None
+    for tokens, runs in by_split.items():
+        if len(runs) == 2:
+            block = evaluation.split_comparison_block(
+                {mode: runs[mode]["runs"] for mode in ("time", "random")}, list(runs["time"]["summary"])
+            )
+            log(f"Split comparison, {tokens} tokens: accuracy % (mean ± sd), leak = random - time in points (95 % CI)")
+            log(evaluation.split_table(block).to_string())
+
+
+def evaluations_section(log: Log, seeds: list[int], config: TrainConfig, saved: dict[str, Any]) -> None:
+    recordings = load_cwru(CWRU_DIR, loads=(0, 1, 2, 3), allow_missing=True)
+    log(f"CWRU 0-3 HP: {len(recordings)} files; not in the shared copy: {', '.join(recordings.missing) or 'none'}")
+    plan = cwru_plan(list(recordings), ["A", "B", "CNN"], seeds, config, train_loads=[0], test_loads=[0, 1, 2, 3],
+                     snr_db=[-4, 0, 4, 8])
+    results, _ = run_logged(log, plan, "Cross-load (train 0 HP) and noise, time tokens, time split")
+    saved["cross-load and noise"] = results
+    log(format_table(results))
+    log(format_evaluations(results))
+
+
+def synthetic_section(log: Log, config: TrainConfig, saved: dict[str, Any], facts: dict[str, Any]) -> None:
+    """The synthetic default set, A and B, 3 seeds: with the training defaults, then with the page's epochs."""
+    runs = [("defaults", config)]
+    page_epochs = fault_lab_default_epochs()
+    if page_epochs is not None and page_epochs != config.epochs:
+        runs.append(("page", TrainConfig(**{**config.to_dict(), "epochs": page_epochs})))
+    for kind, run_config in runs:
+        started = time.perf_counter()
+        recordings = synthetic_bearing_set()  # the default set: seed 0, 0 HP, 10 s per class
+        plan = Plan(data=recordings, models=["A", "B"], seeds=[0, 1, 2], config=run_config, device="cpu",
+                    keep_weights=False, windowing={"window": WINDOW},
+                    data_settings={"dataset": "synthetic", "seed": 0, "loads": [0]})
+        label = f"Synthetic default set (seed 0, 0 HP, 10 s per class), time split, {run_config.epochs} epochs"
+        results, _ = run_logged(log, plan, label)
+        wall = time.perf_counter() - started
+        saved[f"synthetic, {run_config.epochs} epochs"] = results
+        log(format_table(results))
+        log(f"synthetic, {run_config.epochs} epochs: generation and training {wall:.0f} s")
+        if kind == "defaults":
+            facts["synthetic wall"] = wall
+        else:
+            facts["synthetic wall, page epochs"] = (run_config.epochs, wall)
+
+
+def fault_lab_default_epochs() -> int | None:
+    """The Fault lab's default epochs (ui/fault_lab.py), or None where the page cannot be imported."""
+    try:
+        import streamlit.logger
+
+        streamlit.logger.set_log_level("error")  # no "no runtime" warnings from the page's cache decorators
+        from ui.fault_lab import DEFAULT_EPOCHS
+    except Exception:  # the page's module needs streamlit; the benchmark does not
+        return None
+    return int(DEFAULT_EPOCHS)
+
+
+def report_targets(log: Log, facts: dict[str, Any]) -> None:
+    log("Targets")
+    checks = []
+    if facts.get("A accuracy") is not None:
+        checks.append(("A accuracy (time tokens, time split)", f"{100 * facts['A accuracy']:.1f} %", facts["A accuracy"] >= 0.98))
+    if "A and B wall" in facts:
+        checks.append(("A and B, time tokens, time split, wall", f"{facts['A and B wall']:.0f} s for {facts['seeds']} seed(s)",
+                       facts["A and B wall"] <= 300))
+    if "throughput" in facts:
+        ratios = {m: row["loop"]["ratio"] for m, row in facts["throughput"].items()}
+        text = ", ".join(f"{m} {r:.2f}x" for m, r in ratios.items())
+        checks.append(("our loop / reference loop", text, min(ratios.values()) >= 1.5))
+    if "synthetic wall" in facts:
+        checks.append(("synthetic default set, A and B, 3 seeds, wall", f"{facts['synthetic wall']:.0f} s",
+                       facts["synthetic wall"] <= 60))
+    if "synthetic wall, page epochs" in facts:
+        epochs, wall = facts["synthetic wall, page epochs"]
+        log(f"  (the Fault lab's default of {epochs} epochs: synthetic A and B, 3 seeds, {wall:.0f} s)")
+    for name, value, met in checks:
+        log(f"  {name}: {value} (target {TARGETS[name]}): {'met' if met else 'NOT met'}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=Path(tempfile.gettempdir()) / "pe_lab_bench_train.txt")
+    parser.add_argument("--quick", action="store_true", help="one seed, 3 epochs, A / B / CNN: a smoke run")
+    parser.add_argument("--sections", default=",".join(SECTIONS), help=f"comma-separated among {','.join(SECTIONS)}")
+    parser.add_argument("--seeds", default="0,1,2")
+    parser.add_argument("--threads", type=int, default=TrainConfig.threads, help="torch CPU threads for every loop")
+    parser.add_argument("--throughput-epochs", type=int, default=3)
+    args = parser.parse_args(argv)
+    sections = [s.strip() for s in args.sections.split(",") if s.strip()]
+    unknown = set(sections) - set(SECTIONS)
+    if unknown:
+        parser.error(f"unknown sections {sorted(unknown)}; choose among {SECTIONS}")
+
+    log = Log(args.out)
+    seeds = [0] if args.quick else [int(s) for s in args.seeds.split(",")]
+    config = TrainConfig(threads=args.threads, **({"epochs": 3} if args.quick else {}))
+    models = ["A", "B", "CNN"] if args.quick else list(MODEL_NAMES)
+    log(f"PE Lab training benchmark: torch {torch.__version__}, {torch.get_num_threads()} threads available, "
+        f"{args.threads} used; sections {', '.join(sections)}{' (quick)' if args.quick else ''}")
+    log(f"defaults: {json.dumps({k: v for k, v in config.to_dict().items() if k != 'model'})}")
+    log(f"model: {json.dumps(config.to_dict()['model'])}")
+    saved: dict[str, Any] = {}
+    facts: dict[str, Any] = {"seeds": len(seeds)}
+
+    cwru_sections = [s for s in sections if s in ("models", "evaluations", "throughput")]
+    if cwru_sections and not CWRU_DIR.is_dir():
+        log(f"SKIPPED {', '.join(cwru_sections)}: CWRU data not found at {CWRU_DIR} (see shared/data/README.md)")
+        cwru_sections = []
+    if cwru_sections:
+        recordings = list(load_cwru(CWRU_DIR, loads=(0,)))
+        log(f"CWRU 0 HP: {len(recordings)} files, drive end, normal resampled 48 -> 12 kHz, {WINDOW}-sample windows")
+    if "models" in cwru_sections:
+        models_section(log, recordings, models, seeds, config, saved, facts)
+    if "evaluations" in cwru_sections:
+        evaluations_section(log, seeds, config, saved)
+    if "throughput" in cwru_sections:
+        windows = make_windows(recordings, window=WINDOW)
+        epochs = 1 if args.quick else args.throughput_epochs
+        facts["throughput"] = throughput(log, windows, config, epochs, repeats=1 if args.quick else 3)
+    if "synthetic" in sections:
+        synthetic_section(log, TrainConfig(threads=args.threads), saved, facts)
+
+    report_targets(log, facts)
+    log(f"total wall {time.perf_counter() - log.started:.0f} s; output in {args.out}")
+    json_path = args.out.with_suffix(".json")
+    json_path.write_text(json.dumps({"facts": facts, "results": saved}, indent=1, default=float) + "\n", encoding="utf-8")
+    log(f"results JSON in {json_path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
