@@ -181,11 +181,10 @@ else:
                 pd.DataFrame(counts).fillna(0).astype(int).rename_axis("class").reset_index(), "windows_per_class")
 st.caption(f"Device: {lab.device_name()}.")
 
-job = st.session_state.get(lab.JOB_KEY)
-running = job is not None and not job.done
 if plan_error:
     st.error(plan_error)
-if st.button("Train and compare", type="primary", disabled=bool(plan_error) or running, key="train"):
+busy = st.session_state.get(lab.JOB_KEY) is not None
+if st.button("Train and compare", type="primary", disabled=bool(plan_error) or busy, key="train"):
     try:
         st.session_state[lab.JOB_KEY] = lab.start_experiment(
             data, models, tokens, split, int(window), int(patch), d_model_choice, int(n_heads), int(n_layers),
@@ -193,6 +192,8 @@ if st.button("Train and compare", type="primary", disabled=bool(plan_error) or r
         )
     except (DataError, ValueError) as error:
         st.error(str(error))
+# Decided after the button, so the run that starts a job already polls it.
+running = st.session_state.get(lab.JOB_KEY) is not None
 
 
 def progress_panel() -> None:
@@ -202,11 +203,13 @@ def progress_panel() -> None:
     status = job.status()
     if status.state == "queued":
         st.info(f"Waiting in the queue: {status.jobs_ahead} experiment(s) ahead of yours on this server.")
+    elif status.state == "running" and status.model is None:
+        st.progress(0.0, text=f"Cutting the windows… · {status.elapsed_seconds:.0f} s")
     elif status.state == "running":
         done = status.run_index + (status.epoch / max(1, status.max_epochs))
         st.progress(min(1.0, done / status.n_runs),
                     text=f"Run {status.run_index + 1} of {status.n_runs}: model {status.model}, seed {status.seed}, "
-                         f"epoch {status.epoch} · {status.elapsed_seconds:.0f} s")
+                         f"epoch {status.epoch} of at most {status.max_epochs} · {status.elapsed_seconds:.0f} s")
     if status.state in ("queued", "running") and st.button("Stop", key="stop"):
         job.stop()
     histories = {f"{run['model']} · seed {run['seed']}": run["history"] for run in status.runs}
@@ -234,7 +237,7 @@ if results is not None:
     if data_settings.get("split_mode") == "random":
         st.warning("These numbers come from the leaky random split.")
     table = results_json.summary_table(results)
-    st.dataframe(table, hide_index=True)
+    st.dataframe(lab.display_table(results), hide_index=True)
     st.info(results["verdict"])
     summary = results["summary"]
     show_figure(figures.metric_bars(summary, list(results_json.METRICS)),

@@ -104,7 +104,10 @@ def test_a_tiny_run_ends_with_the_metrics_table_and_the_verdict(trained):
     assert [(run["model"], run["seed"]) for run in results["runs"]] == [("A", 0), ("B", 0), ("A", 1), ("B", 1)]
     table = at.dataframe[-1].value
     assert list(table["model"]) == ["A", "B"]
-    assert table["accuracy_mean"].between(0, 1).all()
+    accuracies = [run["accuracy"] for run in results["runs"] if run["model"] == "A"]
+    mean, sd = np.mean(accuracies), np.std(accuracies, ddof=1)
+    assert table.loc[0, "accuracy %"] == f"{100 * mean:.1f} ± {100 * sd:.1f}"
+    assert table.loc[1, "vs A (95 % CI, points)"].count("to") == 1
     assert at.info[-1].value == results["verdict"]
     assert "paired seeds" in results["verdict"]
     labels = [button.label for button in at.get("download_button")]

@@ -14,7 +14,14 @@ import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 
 
+_RESTARTED_KEY = "_restarted_through_app"
+
+
 def use_app_navigation() -> None:
     if PagesManager.uses_pages_directory:
         PagesManager.uses_pages_directory = False  # what st.navigation itself does on its first call
-        st.rerun()
+        # Once per session: a server flips the flag for good, but AppTest sets it back before every run,
+        # and a second restart there would swallow the click that started the run.
+        if not st.session_state.get(_RESTARTED_KEY):
+            st.session_state[_RESTARTED_KEY] = True
+            st.rerun()

@@ -284,6 +284,22 @@ def confusion_frame(matrices: dict[str, Any], class_names: Sequence[str]):
     return pd.DataFrame(rows)
 
 
+def display_table(results: dict[str, Any]) -> pd.DataFrame:
+    """Per model: each metric as "mean ± sd" in %, over n seeds, and the paired comparison with A."""
+    rows = []
+    for model, metrics in results["summary"].items():
+        row = {"model": model, "seeds": metrics["accuracy"]["n"]}
+        for metric in ("accuracy", "precision", "recall", "f1"):
+            mean, sd = metrics[metric]["mean"], metrics[metric]["sd"]
+            row[f"{metric} %"] = f"{100 * mean:.1f}" + ("" if sd is None else f" ± {100 * sd:.1f}")
+        pair = results["paired"].get(model)
+        if pair and pair.get("ci95"):
+            low, high = pair["ci95"]
+            row["vs A (95 % CI, points)"] = f"{100 * pair['diff_mean']:+.1f} ({100 * low:+.1f} to {100 * high:+.1f})"
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
 def runs_frame(results: dict[str, Any]):
     keys = ("model", "seed", "accuracy", "precision", "recall", "f1", "epochs", "train_seconds", "windows_per_second", "device")
     return pd.DataFrame([{key: run[key] for key in keys} for run in results["runs"]])

@@ -67,24 +67,28 @@ def position_vector(vector: np.ndarray, position: int) -> go.Figure:
 
 
 def wavelength_plot(pair_index: np.ndarray, wavelengths: np.ndarray, base: float, d_model: int) -> go.Figure:
-    """Wavelength per sin/cos pair on a log axis, with the shortest and longest marked by value."""
-    figure = make_subplots(specs=[[{"secondary_y": True}]])
-    figure.add_trace(
-        go.Scatter(x=pair_index, y=wavelengths, mode="lines+markers", marker=dict(size=4), name="wavelength λ_i"),
-        secondary_y=False,
+    """Wavelength per sin/cos pair on a log axis (frequency on hover), shortest and longest marked by value."""
+    figure = go.Figure(
+        go.Scatter(
+            x=pair_index, y=wavelengths, mode="lines+markers", marker=dict(size=4), name="wavelength λ_i",
+            customdata=1.0 / wavelengths,
+            hovertemplate="pair %{x}<br>λ = %{y:,.4g} positions<br>frequency %{customdata:.4g} cycles/position<extra></extra>",
+        )
     )
+    ends = [0, len(wavelengths) - 1]
     figure.add_trace(
         go.Scatter(
-            x=pair_index, y=1.0 / wavelengths, mode="lines", line=dict(dash="dot"), name="frequency 1/λ_i (cycles per position)"
-        ),
-        secondary_y=True,
+            x=pair_index[ends], y=wavelengths[ends], mode="markers+text", marker=dict(size=10, color="#b5504b"),
+            text=[f"shortest {wavelengths[0]:,.3f}", f"longest {wavelengths[-1]:,.1f}"],
+            textposition=["middle right", "middle left"], showlegend=False, hoverinfo="skip",
+        )
     )
-    for value, label, position in ((wavelengths[0], "shortest", "top right"), (wavelengths[-1], "longest", "bottom right")):
-        figure.add_hline(y=value, line_dash="dash", line_color="grey", annotation_text=f"{label}: {value:,.4g}", annotation_position=position)
+    figure.add_hline(y=base * 2 * np.pi, line_dash="dot", line_color="grey",
+                     annotation_text=f"base·2π = {base * 2 * np.pi:,.1f}", annotation_position="bottom right")
     figure.update_xaxes(title="pair index i (dimensions 2i and 2i+1)")
-    figure.update_yaxes(title="wavelength in positions (log)", type="log", secondary_y=False)
-    figure.update_yaxes(title="frequency (log)", type="log", secondary_y=True, showgrid=False)
-    return _layout(figure, f"Wavelengths 2π·base^(2i/d) for base={base:g}, d_model={d_model}", height=460)
+    figure.update_yaxes(title="wavelength in positions (log)", type="log")
+    figure.update_layout(showlegend=False)
+    return _layout(figure, f"Wavelengths 2π·base^(2i/d) for base={base:g}, d_model={d_model}", height=440)
 
 
 def binary_counter(positions: np.ndarray, bits: np.ndarray, fine_positions: np.ndarray, waves: np.ndarray) -> go.Figure:
