@@ -5,7 +5,13 @@ every page at its largest settings, loads the largest synthetic set in the Fault
 with the defaults on the default synthetic set, and prints the server's resident memory after each step
 and its peak.
 
-    python bench/memory.py [--train-timeout 1200]
+    python bench/memory.py [--sessions 1] [--fill-caches] [--train-timeout 1200]
+
+With --sessions N, N browsers take the same tour at the same time (each with its own session, so N
+trainings, which the server queues one after another): the figure for several users at once.
+With --fill-caches the tour starts with the Encoding matrix at its largest size for every base and
+layout (twelve 4096 x 1024 matrices, more than its cache keeps), as many visitors exploring would:
+the server's caches then hold as much as their bounds allow.
 
 The peak is the kernel's own high-water mark of the server process (VmHWM in /proc/<pid>/status), so no
 spike between two samples is missed. Child processes (none are expected: training runs in a thread) are
@@ -21,6 +27,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,11 +37,13 @@ CHROMIUM = "/usr/bin/chromium"
 BUDGET_MB = 1000.0  # 1 GB, decimal: the stricter reading
 WAIT_MS = 120_000
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
-BASES_MAX = "1000000"
+BASES = (10, 100, 1_000, 10_000, 100_000, 1_000_000)  # the pages' base options
+BASES_MAX = BASES[-1]
 
 # The largest value of every control that changes how much is computed or held (read from the pages;
 # bench/pages.py's queries plus the controls it leaves at their defaults, and similarity's n capped at its
-# slider's 1024).
+# slider's 1024). Streamlit leaves a widget's default value out of the URL, so the queries name only
+# values that differ from it (check_link_kept compares them with the URL the page ends on).
 EIGHT_DIMENSIONS = "&".join(f"dims={d}" for d in (0, 1, 2, 3, 20, 60, 500, 1000))
 SIXTEEN_SCORES = "%2C".join(str(s) for s in (1e6, -1e6, 3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7))
 SIMILARITY = f"similarity?d=1024&base={BASES_MAX}&n=1024&kmax=512&t=1024&k=1024"
@@ -43,12 +52,18 @@ EXPLAINER_STEPS = [
     ("encoding matrix, largest", f"encoding_matrix?n=4096&d=1024&base={BASES_MAX}&layout=concatenated&zr=4000&zc=960"
                                  f"&t=4095&{EIGHT_DIMENSIONS}", "What the naive schemes get wrong"),
     ("wavelengths, largest", f"wavelengths?d=1024&base={BASES_MAX}&bits=6", "The binary-counter analogy"),
-    ("similarity, learned (init)", f"{SIMILARITY}&scheme=learned+%28init%29", "The same picture for the other schemes"),
+    ("similarity, learned (init)", SIMILARITY, "The same picture for the other schemes"),  # the default scheme
     ("similarity, RoPE", f"{SIMILARITY}&scheme=RoPE&s=512", "Shift both positions by s"),
     ("similarity, ALiBi", f"{SIMILARITY}&scheme=ALiBi", "The same picture for the other schemes"),
     ("similarity, complex", f"{SIMILARITY}&scheme=complex+%28Wang+et+al.%29", "The same picture for the other schemes"),
     ("softmax saturation, largest", f"softmax_saturation?a=1000&mc=8000&dk=4096&temp=10&n=4096&scores={SIXTEEN_SCORES}",
      "The price of attention"),
+]
+CACHE_FILLING_STEPS = [
+    (f"encoding matrix, base {base}, {layout}",
+     "encoding_matrix?n=4096&d=1024" + (f"&base={base}" if base != 10_000 else "") + (f"&layout={layout}" if layout != "interleaved" else ""),
+     "What the naive schemes get wrong")
+    for base in BASES for layout in ("interleaved", "concatenated")
 ]
 ALL_LOADS = "&".join(f"dloads={load}" for load in (0, 1, 2, 3))
 
@@ -148,17 +163,23 @@ def settle(page, expect_text: str, timeout_ms: int = WAIT_MS) -> None:
         raise SystemExit(f"the page raised: {exceptions.all_inner_texts()}")
 
 
-def report(watch: MemoryWatch, label: str, seconds: float) -> None:
-    print(f"{label:<40} {seconds:7.1f} s   RSS {mb(watch.server_rss_kb):7.0f} MB   peak so far {mb(watch.server_peak_kb):7.0f} MB",
-          flush=True)
+def check_link_kept(page, query: str) -> None:
+    """Streamlit drops or corrects a URL value its widget cannot take; then this step did not measure what
+    it says, so stop."""
+    asked = urllib.parse.parse_qs(query.partition("?")[2])
+    shown = urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query)
+    changed = {key: (value, shown.get(key)) for key, value in asked.items() if shown.get(key) != value}
+    if changed:
+        raise SystemExit(f"the page changed these settings (asked, shown): {changed}")
 
 
-def tour(page, url: str, watch: MemoryWatch, train_timeout_s: float) -> None:
-    for label, query, expect_text in EXPLAINER_STEPS:
+def tour(page, url: str, train_timeout_s: float, report, fill_caches: bool = False) -> None:
+    for label, query, expect_text in (CACHE_FILLING_STEPS if fill_caches else []) + EXPLAINER_STEPS:
         start = time.perf_counter()
         page.goto(f"{url}/{query}", wait_until="domcontentloaded")
         settle(page, expect_text)
-        report(watch, label, time.perf_counter() - start)
+        check_link_kept(page, query)
+        report(label, time.perf_counter() - start)
 
     # The Fault lab's largest data: all four loads, 2048-sample windows for the window counts.
     start = time.perf_counter()
@@ -166,45 +187,74 @@ def tour(page, url: str, watch: MemoryWatch, train_timeout_s: float) -> None:
     settle(page, "3 · Experiment")
     page.get_by_role("button", name="Use the synthetic set").click()
     settle(page, "loads 0, 1, 2, 3 HP)")
-    report(watch, "fault lab, synthetic set at 0-3 HP", time.perf_counter() - start)
+    report("fault lab, synthetic set at 0-3 HP", time.perf_counter() - start)
 
     # One training with the defaults on the default synthetic set, in a fresh session.
     start = time.perf_counter()
     page.goto(f"{url}/fault_lab", wait_until="domcontentloaded")
     settle(page, "3 · Experiment")
-    report(watch, "fault lab, defaults", time.perf_counter() - start)
+    report("fault lab, defaults", time.perf_counter() - start)
     start = time.perf_counter()
     page.get_by_role("button", name="Train and compare").click()
     settle(page, "4 · Results", timeout_ms=int(train_timeout_s * 1000))
-    report(watch, "fault lab, trained (defaults)", time.perf_counter() - start)
+    report("fault lab, trained (defaults)", time.perf_counter() - start)
+
+
+def visitor(url: str, train_timeout_s: float, report, fill_caches: bool) -> None:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:  # one per thread: Playwright's sync API is not thread-safe
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"])
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        tour(page, url, train_timeout_s, report, fill_caches)
+        browser.close()
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sessions", type=int, default=1, help="browser sessions taking the tour at once")
+    parser.add_argument("--fill-caches", action="store_true", help="first fill the Encoding matrix cache at its largest size")
     parser.add_argument("--train-timeout", type=float, default=1200.0, help="seconds to wait for the training")
     args = parser.parse_args()
     if not Path(CHROMIUM).exists():
         raise SystemExit(f"{CHROMIUM} not found (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
 
     process, url = start_server()
     watch = MemoryWatch(process.pid)
-    report(watch, "server started", 0.0)
+
+    def reporter(session: int):
+        def report(label: str, seconds: float) -> None:
+            prefix = f"[{session}] " if args.sessions > 1 else ""
+            print(f"{prefix}{label:<40} {seconds:7.1f} s   RSS {mb(watch.server_rss_kb):7.0f} MB   "
+                  f"peak so far {mb(watch.server_peak_kb):7.0f} MB", flush=True)
+        return report
+
+    reporter(0)("server started", 0.0)
+    failures: list[BaseException] = []
+
+    def run(session: int) -> None:
+        try:
+            visitor(url, args.train_timeout, reporter(session), args.fill_caches)
+        except BaseException as error:  # reported after the other sessions finish
+            failures.append(error)
+
     try:
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"])
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            tour(page, url, watch, args.train_timeout)
-            browser.close()
+        threads = [threading.Thread(target=run, args=(session,)) for session in range(1, args.sessions + 1)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
     finally:
         watch.stop()
         server_peak = mb(watch.server_peak_kb)
         process.terminate()
         process.wait(timeout=30)
+    if failures:
+        raise SystemExit(f"{len(failures)} session(s) failed: {failures[0]!r}")
     peak = max(server_peak + mb(watch.children_peak_kb), mb(watch.total_peak_kb))
     print(f"\nserver peak resident memory (VmHWM): {server_peak:.0f} MB; child processes at most "
           f"{mb(watch.children_peak_kb):.0f} MB; peak {peak:.0f} MB against the {BUDGET_MB:.0f} MB budget: "
-          f"{'ok' if peak < BUDGET_MB else 'OVER'}  ({os.cpu_count()} CPUs)")
+          f"{'ok' if peak < BUDGET_MB else 'OVER'}  ({args.sessions} session(s){', caches filled' if args.fill_caches else ''}, {os.cpu_count()} CPUs)")
     if peak >= BUDGET_MB:
         sys.exit(1)
 
