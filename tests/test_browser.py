@@ -294,8 +294,10 @@ def test_fault_lab_csv_upload_trains_to_a_results_table_and_verdict(server, brow
         expect(table.locator('td[aria-colindex="1"]')).to_have_text(["A", "B"], timeout=WAIT_MS)  # a row per model
         expect(table.locator('td[aria-colindex="2"]')).to_have_text(["2", "2"])  # seeds
         header = table.locator("th").all_text_contents()
-        accuracy = table.locator(f'td[aria-colindex="{header.index("accuracy_mean") + 1}"]').all_text_contents()
-        assert len(accuracy) == 2 and all(0.0 <= float(value) <= 1.0 for value in accuracy), accuracy
+        accuracy = table.locator(f'td[aria-colindex="{header.index("accuracy %") + 1}"]').all_text_contents()
+        # "mean ± sd" in % over the two seeds
+        assert len(accuracy) == 2 and all(re.fullmatch(r"\d+\.\d ± \d+\.\d", cell) for cell in accuracy), accuracy
+        assert all(0.0 <= float(cell.split(" ± ")[0]) <= 100.0 for cell in accuracy), accuracy
         verdict = page.locator('[data-testid="stAlertContentInfo"]').all_inner_texts()
         assert any(re.search(r"\bB\b.*\bA\b", text) and "2 paired seeds" in text for text in verdict), verdict
         _screenshot(page, "fault_lab.png")
