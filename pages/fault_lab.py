@@ -6,7 +6,9 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from core import evaluation
 from core import results as results_json
+from core.experiment import command_line
 from core.explorer import signal_views
 from core.figures import fault_lab as figures
 from core.models import MODEL_NAMES
@@ -45,10 +47,6 @@ page_intro(
 
 # --- 1. Data ---------------------------------------------------------------------------------------
 st.header("1 · Data")
-if lab.current_data() is None:  # the default on a fresh visit: ready at once, no files needed
-    lab.replace_data(lambda: lab.synthetic(0, [0]))
-    st.session_state.pop(lab.MESSAGE_KEY, None)
-
 # Options are the short codes (they go into shared links as ?src=csv); the captions say what they are.
 source = st.radio("Source", list(SOURCES), captions=list(SOURCES.values()), horizontal=True, key="src", bind="query-params")
 if source == "synthetic":
@@ -111,6 +109,10 @@ else:
             "are fine. Each class needs enough samples for windows in train, validation and test."
         )
 
+if lab.current_data() is None:  # a fresh visit starts on the synthetic set: ready at once, no files needed
+    # a shared link's synthetic seed and loads apply; any other source waits for its Load button
+    lab.replace_data(lambda: lab.synthetic(int(seed), loads) if source == "synthetic" else lab.synthetic(0, [0]))
+    st.session_state.pop(lab.MESSAGE_KEY, None)
 lab.show_message()
 data = lab.current_data()
 st.markdown(f"**Current data:** {data.description}: {len(data.recordings)} recordings, classes "
@@ -171,7 +173,22 @@ learning_rates = sorted({3e-4, 1e-3, 3e-3, 1e-2, lab.DEFAULT_LEARNING_RATE})
 learning_rate = far.selectbox("Learning rate", learning_rates, index=learning_rates.index(lab.DEFAULT_LEARNING_RATE),
                               key="lr", bind="query-params", help="AdamW; the CLI's default is the same.")
 
-plan_error = lab.plan_problem(models, int(window), int(patch), d_model_choice, int(n_heads))
+with st.expander("Evaluate beyond one split (more runs, same seeds)"):
+    compare_splits = st.checkbox("Also train on the other split (time ↔ random) and show the leak", key="cmp", bind="query-params")
+    snr_db = st.multiselect("Noise robustness: test SNR (dB)", [-4, 0, 4, 8, 12], default=[], key="snr", bind="query-params",
+                            help="White noise added to each test window at SNR = 10·log10(P_signal / P_noise).")
+    train_loads = test_loads = []
+    if len(data.loads) >= 2:
+        left, right = st.columns(2)
+        train_loads = left.multiselect("Cross-load: train at (HP)", data.loads, default=[], key="trl", bind="query-params")
+        test_loads = right.multiselect("… test at (HP)", data.loads, default=[], key="tel", bind="query-params")
+        st.caption("Only the classes recorded at every chosen load are used (CWRU has no normal file at 1-3 HP "
+                   "here); the experiment itself then runs at the first train load.")
+    else:
+        st.caption("Cross-load needs data at two or more motor loads (synthetic or CWRU with several loads).")
+evaluations = lab.evaluation_settings(compare_splits, snr_db, train_loads, test_loads)
+
+plan_error = lab.plan_problem(models, int(window), int(patch), d_model_choice, int(n_heads)) or evaluations.get("error")
 try:
     counts = lab.window_counts(data.uid, data.recordings, int(window), split)
 except DataError as error:  # one class, or a class too short for a window in every split
@@ -188,7 +205,7 @@ if st.button("Train and compare", type="primary", disabled=bool(plan_error) or b
     try:
         st.session_state[lab.JOB_KEY] = lab.start_experiment(
             data, models, tokens, split, int(window), int(patch), d_model_choice, int(n_heads), int(n_layers),
-            int(epochs), int(n_seeds), float(learning_rate),
+            int(epochs), int(n_seeds), float(learning_rate), evaluations,
         )
     except (DataError, ValueError) as error:
         st.error(str(error))
@@ -207,8 +224,9 @@ def progress_panel() -> None:
         st.progress(0.0, text=f"Cutting the windows… · {status.elapsed_seconds:.0f} s")
     elif status.state == "running":
         done = status.run_index + (status.epoch / max(1, status.max_epochs))
+        stage = "" if status.stage in (None, "experiment") else f" ({status.stage})"
         st.progress(min(1.0, done / status.n_runs),
-                    text=f"Run {status.run_index + 1} of {status.n_runs}: model {status.model}, seed {status.seed}, "
+                    text=f"Run {status.run_index + 1} of {status.n_runs}{stage}: model {status.model}, seed {status.seed}, "
                          f"epoch {status.epoch} of at most {status.max_epochs} · {status.elapsed_seconds:.0f} s")
     if status.state in ("queued", "running") and st.button("Stop", key="stop"):
         job.stop()
@@ -247,6 +265,29 @@ if results is not None:
                 lab.confusion_frame(matrices, results["class_names"]), "confusion_matrices")
     show_figure(figures.per_class_f1(per_class, results["class_names"]),
                 pd.DataFrame(per_class, index=results["class_names"]).rename_axis("class").reset_index(), "per_class_f1")
+    if "split_comparison" in results:
+        st.subheader("Time split vs random split")
+        st.dataframe(evaluation.split_table(results["split_comparison"]))
+        st.caption("The leak: random-split minus time-split accuracy, paired by seed, in points with its 95 % interval.")
+    if "noise" in results:
+        st.subheader("Robustness to noise")
+        noise = results["noise"]
+        st.dataframe(evaluation.noise_table(noise))
+        show_figure(
+            figures.noise_curve(noise["snr_db"], {m: [c["mean"] for c in cells] for m, cells in noise["accuracy"].items()},
+                                {m: [c["sd"] or 0.0 for c in cells] for m, cells in noise["accuracy"].items()}),
+            evaluation.noise_table(noise).rename_axis("model").reset_index(), "noise_curve",
+        )
+    if "cross_load" in results:
+        st.subheader("Across motor loads")
+        block = results["cross_load"]
+        st.caption(f"Classes used: {', '.join(block['classes'])}"
+                   + (f" (left out, not recorded at every load: {', '.join(block['dropped_classes'])})" if block["dropped_classes"] else ""))
+        for model in block["accuracy"]:
+            st.markdown(f"**{model}**: accuracy, mean ± sd over seeds")
+            st.dataframe(evaluation.cross_load_table(block, model))
+    st.markdown("**Reproduce these numbers headless** (same code path, same JSON):")
+    st.code(command_line(results["config"]), language="bash")
     left, middle, right = st.columns(3)
     left.download_button("Results (JSON)", json.dumps(results, indent=1), "pe_lab_results.json", "application/json",
                          key="dl_json", on_click="ignore", icon=":material/download:")

@@ -219,19 +219,30 @@ def plan_problem(models: Sequence[str], window: int, patch: int, d_model_choice:
     return None
 
 
+def evaluation_settings(compare_splits: bool, snr_db: Sequence[float], train_loads: Sequence[int], test_loads: Sequence[int]) -> dict[str, Any]:
+    """The Plan fields of the optional evaluations, or {"error": ...} when the loads are half chosen."""
+    settings: dict[str, Any] = {"compare_splits": bool(compare_splits)}
+    if snr_db:
+        settings["snr_db"] = sorted(float(snr) for snr in snr_db)
+    if bool(train_loads) != bool(test_loads):
+        return {"error": "Cross-load needs both: the loads to train at and the loads to test at."}
+    if train_loads:
+        settings["train_loads"], settings["test_loads"] = sorted(train_loads), sorted(test_loads)
+    return settings
+
+
 def start_experiment(
     data: LoadedData, models: Sequence[str], tokens: str, split: str, window: int, patch: int, d_model_choice: Any,
-    n_heads: int, n_layers: int, epochs: int, n_seeds: int, learning_rate: float,
+    n_heads: int, n_layers: int, epochs: int, n_seeds: int, learning_rate: float, evaluations: dict[str, Any],
 ):
     config = TrainConfig(
         model=ModelConfig(patch=patch, tokens=tokens, d_model=_d_model(d_model_choice, patch), n_heads=n_heads, n_layers=n_layers),
         epochs=epochs, learning_rate=learning_rate, threads=training_threads(),
     )
-    recordings = data.recordings
     plan = jobs.Plan(
-        data=lambda: vibration.make_windows(recordings, window=window, mode=split),
+        data=data.recordings, windowing={"window": window, "mode": split},
         models=list(models), seeds=list(range(n_seeds)), config=config,
-        data_settings={**data.settings, "source": data.description}, keep_weights=True,
+        data_settings={**data.settings, "source": data.description}, keep_weights=True, **evaluations,
     )
     return jobs.start(plan)
 
