@@ -29,16 +29,26 @@ def figures(at: AppTest) -> list[dict]:
     return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
 
 
-def trace_array(trace: dict, field: str) -> np.ndarray:
-    """A trace field as an array, decoding plotly's base64 typed arrays ({"dtype", "bdata", "shape"})."""
-    value = trace[field]
+def as_array(value) -> np.ndarray:
+    """A figure value as an array, decoding plotly's base64 typed arrays ({"dtype", "bdata", "shape"})."""
     if isinstance(value, dict) and "bdata" in value:
         array = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
         shape = value.get("shape")
-        if shape:
-            array = array.reshape([int(s) for s in str(shape).split(",")])
+        if shape:  # "rows, cols" as a string in plotly's JSON
+            array = array.reshape([int(size) for size in str(shape).split(",")])
         return array
     return np.asarray(value)
+
+
+def trace_array(trace: dict, field: str) -> np.ndarray:
+    return as_array(trace[field])
+
+
+def figure_traces(at: AppTest, name: str) -> list[dict]:
+    """The traces of the one figure shown with `ui.common.show_figure(..., name)`."""
+    charts = [chart for chart in at.get("plotly_chart") if chart.proto.id.endswith(f"fig_{name}")]
+    assert len(charts) == 1, [chart.proto.id for chart in at.get("plotly_chart")]
+    return json.loads(charts[0].proto.spec)["data"]
 
 
 def metrics(at: AppTest) -> dict[str, str]:

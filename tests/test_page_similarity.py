@@ -1,25 +1,20 @@
 """AppTest of pages/similarity.py: defaults, every control, the displayed numbers, and deep links."""
 
-import base64
-import json
-from pathlib import Path
 
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests import apptest_utils
+from tests.apptest_utils import as_array, figure_traces
+
 from core import similarity
 
-PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "similarity.py")
+PAGE = "pages/similarity.py"
 
 
 def run_page(**query) -> AppTest:
-    app = AppTest.from_file(PAGE, default_timeout=30)
-    for key, value in query.items():
-        app.query_params[key] = value
-    app.run()
-    assert not app.exception, app.exception
-    return app
+    return apptest_utils.run_page(PAGE, query)
 
 
 def metric(app: AppTest, label_start: str) -> float:
@@ -27,23 +22,6 @@ def metric(app: AppTest, label_start: str) -> float:
     matches = [m for m in app.metric if m.label.startswith(label_start)]
     assert len(matches) == 1, [m.label for m in app.metric]
     return float(matches[0].value)
-
-
-def _array(value):
-    """plotly sends numpy arrays as base64 typed arrays ({"dtype", "bdata"}); plain lists stay lists."""
-    if isinstance(value, dict) and "bdata" in value:
-        array = np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
-        if "shape" not in value:
-            return array
-        shape = value["shape"]  # "rows, cols" as a string in plotly's JSON
-        return array.reshape([int(size) for size in str(shape).split(",")] if isinstance(shape, str) else shape)
-    return np.asarray(value)
-
-
-def figure_traces(app: AppTest, name: str) -> list[dict]:
-    charts = [chart for chart in app.get("plotly_chart") if chart.proto.id.endswith(f"fig_{name}")]
-    assert len(charts) == 1, [chart.proto.id for chart in app.get("plotly_chart")]
-    return json.loads(charts[0].proto.spec)["data"]
 
 
 def test_defaults_show_offset_only_dependence_and_exact_shift():
@@ -54,24 +32,24 @@ def test_defaults_show_offset_only_dependence_and_exact_shift():
     assert metric(app, "max |M_5ᵀ·M_5 − I|") < 1e-12
     curves = figure_traces(app, "dot_product_vs_offset")
     assert [trace["name"] for trace in curves] == ["t = 0", "t = 42", "t = 85", "t = 127", "Σ_i cos(k·ω_i)"]
-    np.testing.assert_array_equal(_array(curves[0]["x"]), np.arange(65))
-    np.testing.assert_allclose(_array(curves[-1]["y"]), similarity.closed_form_dot_product(np.arange(65), 128), rtol=1e-12)
-    assert _array(curves[0]["y"])[0] == pytest.approx(64.0)  # k = 0: ‖PE‖² = d/2
+    np.testing.assert_array_equal(as_array(curves[0]["x"]), np.arange(65))
+    np.testing.assert_allclose(as_array(curves[-1]["y"]), similarity.closed_form_dot_product(np.arange(65), 128), rtol=1e-12)
+    assert as_array(curves[0]["y"])[0] == pytest.approx(64.0)  # k = 0: ‖PE‖² = d/2
     heatmap = figure_traces(app, "cosine_similarity")[0]
-    assert _array(heatmap["z"]).shape == (128, 128)
+    assert as_array(heatmap["z"]).shape == (128, 128)
     assert app.selectbox(key="scheme").value == "learned (init)"
     assert metric(app, "learned (init): largest gap between starts") > 1e-3  # no structure at initialisation
 
 
 def test_d_model_and_base_change_the_curves():
     app = run_page()
-    before = _array(figure_traces(app, "dot_product_vs_offset")[0]["y"]).copy()
+    before = as_array(figure_traces(app, "dot_product_vs_offset")[0]["y"]).copy()
     app.slider(key="d").set_value(256).run()
     assert not app.exception
-    assert _array(figure_traces(app, "dot_product_vs_offset")[0]["y"])[0] == pytest.approx(128.0)
+    assert as_array(figure_traces(app, "dot_product_vs_offset")[0]["y"])[0] == pytest.approx(128.0)
     app.select_slider(key="base").set_value(100).run()
     assert not app.exception
-    after = _array(figure_traces(app, "dot_product_vs_offset")[-1]["y"])
+    after = as_array(figure_traces(app, "dot_product_vs_offset")[-1]["y"])
     np.testing.assert_allclose(after, similarity.closed_form_dot_product(np.arange(65), 256, 100.0), rtol=1e-12)
     assert not np.allclose(after, before * 2)
 
@@ -82,10 +60,10 @@ def test_positions_and_offsets_controls():
     app.slider(key="kmax").set_value(10).run()
     assert not app.exception
     curves = figure_traces(app, "dot_product_vs_offset")
-    np.testing.assert_array_equal(_array(curves[0]["x"]), np.arange(11))
+    np.testing.assert_array_equal(as_array(curves[0]["x"]), np.arange(11))
     assert [trace["name"] for trace in curves][:4] == ["t = 0", "t = 200", "t = 399", "t = 599"]
     heatmap = figure_traces(app, "cosine_similarity")[0]
-    assert _array(heatmap["z"]).shape == (200, 200)  # 600 positions strided by 3
+    assert as_array(heatmap["z"]).shape == (200, 200)  # 600 positions strided by 3
     assert any("strided" in info.value for info in app.info)
 
 
@@ -97,7 +75,7 @@ def test_shift_controls_keep_the_error_at_rounding_level():
     assert metric(app, "max |M_1024·PE(1000) − PE(2024)|") < 1e-9
     traces = figure_traces(app, "shift_matrix_check")
     assert [trace["name"] for trace in traces] == ["PE(1000)", "PE(2024)", "M_1024·PE(1000)"]
-    np.testing.assert_allclose(_array(traces[2]["y"]), _array(traces[1]["y"]), atol=1e-9)
+    np.testing.assert_allclose(as_array(traces[2]["y"]), as_array(traces[1]["y"]), atol=1e-9)
 
 
 @pytest.mark.parametrize("scheme", ["RoPE", "ALiBi", "complex (Wang et al.)"])
@@ -125,10 +103,10 @@ def test_deep_link_restores_every_control():
     assert app.number_input(key="k").value == 3
     assert app.selectbox(key="scheme").value == "ALiBi"
     assert metric(app, "max |M_3·PE(7) − PE(10)|") < 1e-9
-    np.testing.assert_array_equal(_array(figure_traces(app, "scheme_vs_offset")[0]["y"]), -0.5 * np.arange(21))
+    np.testing.assert_array_equal(as_array(figure_traces(app, "scheme_vs_offset")[0]["y"]), -0.5 * np.arange(21))
 
 
 def test_odd_d_model_in_a_link_falls_back_to_even():
     app = run_page(d="127")
     assert any("odd" in warning.value for warning in app.warning)
-    assert _array(figure_traces(app, "dot_product_vs_offset")[0]["y"])[0] == pytest.approx(63.0)
+    assert as_array(figure_traces(app, "dot_product_vs_offset")[0]["y"])[0] == pytest.approx(63.0)

@@ -1,25 +1,20 @@
 """AppTest of pages/softmax_saturation.py: defaults, every control, the displayed numbers, and deep links."""
 
-import base64
-import json
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "softmax_saturation.py")
+from tests import apptest_utils
+from tests.apptest_utils import as_array, figure_traces
+
+PAGE = "pages/softmax_saturation.py"
 PUBLISHED_Y3 = {"1": 0.5761168847658291, "10": 0.9999092083843412, "100": 1.0}
 
 
 def run_page(**query) -> AppTest:
-    app = AppTest.from_file(PAGE, default_timeout=60)
-    for key, value in query.items():
-        app.query_params[key] = value
-    app.run()
-    assert not app.exception, app.exception
-    return app
+    return apptest_utils.run_page(PAGE, query)
 
 
 def metric(app: AppTest, label_start: str) -> float:
@@ -29,19 +24,6 @@ def metric(app: AppTest, label_start: str) -> float:
     ]
     assert len(matches) == 1, [m.label for m in app.metric]
     return float(matches[0].value.split()[0])
-
-
-def _array(value):
-    """plotly sends numpy arrays as base64 typed arrays ({"dtype", "bdata"}); plain lists stay lists."""
-    if isinstance(value, dict) and "bdata" in value:
-        return np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
-    return np.asarray(value)
-
-
-def figure_traces(app: AppTest, name: str) -> list[dict]:
-    charts = [chart for chart in app.get("plotly_chart") if chart.proto.id.endswith(f"fig_{name}")]
-    assert len(charts) == 1, [chart.proto.id for chart in app.get("plotly_chart")]
-    return json.loads(charts[0].proto.spec)["data"]
 
 
 def test_defaults_state_the_published_numbers():
@@ -59,10 +41,10 @@ def test_defaults_state_the_published_numbers():
     assert metric(app, "largest weight") == pytest.approx(weights.max(), abs=1e-4)
     assert metric(app, "entropy (nats)") == pytest.approx(-(weights * np.log(weights)).sum(), abs=1e-4)
     bars = figure_traces(app, "softmax_row")[0]
-    np.testing.assert_allclose(_array(bars["y"]), weights, rtol=1e-12)
+    np.testing.assert_allclose(as_array(bars["y"]), weights, rtol=1e-12)
     assert metric(app, "n×n scores at n = 1024") == 4  # 1024² float32 = 4 MiB
     cost = figure_traces(app, "attention_cost")
-    np.testing.assert_array_equal(_array(cost[0]["x"]), [64, 128, 256, 512, 1024])
+    np.testing.assert_array_equal(as_array(cost[0]["x"]), [64, 128, 256, 512, 1024])
 
 
 def test_a_control_moves_the_marker_and_the_jacobian_numbers():
@@ -71,7 +53,7 @@ def test_a_control_moves_the_marker_and_the_jacobian_numbers():
     assert not app.exception
     assert metric(app, "largest |∂y_i/∂s_j| at a = 100") == pytest.approx(2 * math.exp(-100), rel=1e-3)
     marker = figure_traces(app, "softmax_saturation")[-1]
-    np.testing.assert_array_equal(_array(marker["x"]), [100.0, 100.0])
+    np.testing.assert_array_equal(as_array(marker["x"]), [100.0, 100.0])
     app.number_input(key="a").set_value(1000.0).run()  # no overflow: the page still renders
     assert not app.exception
     assert metric(app, "largest |∂y_i/∂s_j| at a = 1000") == 0.0
@@ -115,7 +97,7 @@ def test_randomise_replaces_the_scores():
     assert not app.exception
     text = app.text_input(key="scores").value
     assert text != "1, 2, 3, 4" and len(text.split(",")) == 6
-    assert len(_array(figure_traces(app, "softmax_row")[0]["y"])) == 6
+    assert len(as_array(figure_traces(app, "softmax_row")[0]["y"])) == 6
 
 
 def test_sequence_length_control():
@@ -124,8 +106,8 @@ def test_sequence_length_control():
     assert not app.exception
     assert metric(app, "n×n scores at n = 512") == 1
     cost = figure_traces(app, "attention_cost")
-    np.testing.assert_array_equal(_array(cost[0]["x"]), [64, 128, 256, 512])
-    explicit_bytes = _array(cost[2]["y"])
+    np.testing.assert_array_equal(as_array(cost[0]["x"]), [64, 128, 256, 512])
+    explicit_bytes = as_array(cost[2]["y"])
     n = np.array([64, 128, 256, 512])
     np.testing.assert_array_equal(explicit_bytes, 2 * n * n * 4 + n * 64 * 4)
 
