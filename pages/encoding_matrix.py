@@ -16,9 +16,11 @@ ZOOM = 64  # rows and columns of the full-resolution zoom window
 BASES = [10, 100, 1_000, 10_000, 100_000, 1_000_000]
 
 
-@st.cache_data(max_entries=8)
+@st.cache_data(max_entries=4)
 def encoding_matrix(n_positions: int, d_model: int, base: float, layout: str) -> np.ndarray:
-    return encodings.sinusoidal(n_positions, d_model, base, layout)
+    # float32 for display: the largest matrix is 16.8 MB instead of 33.5, and four of them stay well
+    # inside the hosted app's 1 GB (bench/memory.py --fill-caches).
+    return encodings.sinusoidal(n_positions, d_model, base, layout).astype(np.float32)
 
 
 @st.cache_data(max_entries=8)
