@@ -34,7 +34,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import torch
 import torch.nn as nn
 from torch.utils.data import DataLoader, TensorDataset
@@ -45,7 +44,7 @@ sys.path.insert(0, str(REPO))
 from core import evaluation  # noqa: E402
 from core.experiment import format_evaluations, format_table  # noqa: E402
 from core.jobs import Plan, run_plan  # noqa: E402
-from core.models import MODEL_NAMES, ModelConfig, build_model  # noqa: E402
+from core.models import MODEL_NAMES, build_model  # noqa: E402
 from core.results import build_results, comparison_word  # noqa: E402
 from core.training import TrainConfig, train  # noqa: E402
 from core.vibration import load_cwru, make_windows, synthetic_bearing_set  # noqa: E402
@@ -265,7 +264,8 @@ def evaluations_section(log: Log, seeds: list[int], config: TrainConfig, saved: 
 
 
 def synthetic_section(log: Log, config: TrainConfig, saved: dict[str, Any], facts: dict[str, Any]) -> None:
-    """The synthetic default set, A and B, 3 seeds: with the training defaults, then with the page's epochs."""
+    """The synthetic default set, A and B, 3 seeds: with `config` (the training defaults unless --quick), then
+    with the Fault lab's default epochs."""
     runs = [("defaults", config)]
     page_epochs = fault_lab_default_epochs()
     if page_epochs is not None and page_epochs != config.epochs:
@@ -283,7 +283,7 @@ def synthetic_section(log: Log, config: TrainConfig, saved: dict[str, Any], fact
         log(format_table(results))
         log(f"synthetic, {run_config.epochs} epochs: generation and training {wall:.0f} s")
         if kind == "defaults":
-            facts["synthetic wall"] = wall
+            facts["synthetic wall"] = (run_config.epochs, wall)
         else:
             facts["synthetic wall, page epochs"] = (run_config.epochs, wall)
 
@@ -313,13 +313,13 @@ def report_targets(log: Log, facts: dict[str, Any]) -> None:
         text = ", ".join(f"{m} {r:.2f}x" for m, r in ratios.items())
         checks.append(("our loop / reference loop", text, min(ratios.values()) >= 1.5))
     if "synthetic wall" in facts:
-        checks.append(("synthetic default set, A and B, 3 seeds, wall", f"{facts['synthetic wall']:.0f} s",
-                       facts["synthetic wall"] <= 60))
-    if "synthetic wall, page epochs" in facts:
-        epochs, wall = facts["synthetic wall, page epochs"]
-        log(f"  (the Fault lab's default of {epochs} epochs: synthetic A and B, 3 seeds, {wall:.0f} s)")
+        epochs, wall = facts["synthetic wall"]
+        checks.append(("synthetic default set, A and B, 3 seeds, wall", f"{wall:.0f} s at {epochs} epochs", wall <= 60))
     for name, value, met in checks:
         log(f"  {name}: {value} (target {TARGETS[name]}): {'met' if met else 'NOT met'}")
+    if "synthetic wall, page epochs" in facts:
+        epochs, wall = facts["synthetic wall, page epochs"]
+        log(f"  (at the Fault lab's default of {epochs} epochs the synthetic A and B, 3 seeds, take {wall:.0f} s)")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -363,7 +363,7 @@ def main(argv: list[str] | None = None) -> int:
         epochs = 1 if args.quick else args.throughput_epochs
         facts["throughput"] = throughput(log, windows, config, epochs, repeats=1 if args.quick else 3)
     if "synthetic" in sections:
-        synthetic_section(log, TrainConfig(threads=args.threads), saved, facts)
+        synthetic_section(log, config, saved, facts)
 
     report_targets(log, facts)
     log(f"total wall {time.perf_counter() - log.started:.0f} s; output in {args.out}")
