@@ -172,6 +172,10 @@ learning_rates = sorted({3e-4, 1e-3, 3e-3, 1e-2, lab.DEFAULT_LEARNING_RATE})
 learning_rate = far.selectbox("Learning rate", learning_rates, index=learning_rates.index(lab.DEFAULT_LEARNING_RATE),
                               key="lr", bind="query-params", help="AdamW; the CLI's default is the same.")
 
+if epochs < lab.BENCHMARK_EPOCHS:
+    st.caption(f"{epochs} epochs keep a run short, but the models may not have converged: on the synthetic set "
+               f"B still trails A after 8 epochs and catches up by {lab.BENCHMARK_EPOCHS} (the CLI's default, "
+               f"chosen on the validation split). Early stopping ends a run sooner when it has converged.")
 with st.expander("Evaluate beyond one split (more runs, same seeds)"):
     compare_splits = st.checkbox("Also train on the other split (time ↔ random) and show the leak", key="cmp", bind="query-params")
     snr_db = st.multiselect("Noise robustness: test SNR (dB)", [-4, 0, 4, 8, 12], default=[], key="snr", bind="query-params",
