@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
 import subprocess
 import sys
 import threading
@@ -33,6 +32,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests import live_server  # noqa: E402  (the same server start as the browser tests)
+
 CHROMIUM = "/usr/bin/chromium"
 BUDGET_MB = 1000.0  # 1 GB, decimal: the stricter reading
 WAIT_MS = 120_000
@@ -134,24 +137,10 @@ class MemoryWatch:
 
 
 def start_server() -> tuple[subprocess.Popen, str]:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    process = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port), "--server.address", "127.0.0.1",
-         "--server.headless", "true", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).status == 200:
-                return process, url
-        except OSError:
-            time.sleep(0.3)
-    process.kill()
-    raise SystemExit("streamlit did not answer /_stcore/health within 60 s")
+    try:
+        return live_server.start_streamlit()
+    except live_server.ServerDidNotStart as error:
+        raise SystemExit(str(error)) from None
 
 
 def settle(page, expect_text: str, timeout_ms: int = WAIT_MS) -> None:

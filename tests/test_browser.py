@@ -12,17 +12,13 @@ from __future__ import annotations
 
 import os
 import re
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from tests import live_server
 from ui.rooms import built_rooms
 
 try:
@@ -53,39 +49,15 @@ def _unavailable(reason: str):
     pytest.skip(reason)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
 
 @pytest.fixture(scope="module")
 def server():
-    port = _free_port()
-    # No file watcher: the tests never edit sources, and watching a busy checkout only costs CPU.
-    process = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false",
-         "--server.fileWatcherType", "none"],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).status == 200:
-                break
-        except OSError:
-            time.sleep(0.3)
-    else:
-        process.kill()
-        pytest.fail("streamlit did not answer /_stcore/health within 60 s")
-    yield url
-    process.terminate()
     try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
+        process, url = live_server.start_streamlit()
+    except live_server.ServerDidNotStart as error:
+        pytest.fail(str(error))
+    yield url
+    live_server.stop(process)
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,47 @@
+"""Start and stop the real `streamlit run app.py` on a free loopback port (browser tests and bench/memory.py)."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+class ServerDidNotStart(RuntimeError):
+    pass
+
+
+def start_streamlit(timeout_s: float = 60.0) -> tuple[subprocess.Popen, str]:
+    """The server process and its URL, once /_stcore/health answers. No file watcher: nothing edits the
+    sources while it runs, and watching a busy checkout only costs CPU."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port), "--server.address", "127.0.0.1",
+         "--server.headless", "true", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + timeout_s
+    while time.time() < deadline:
+        try:
+            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).status == 200:
+                return process, url
+        except OSError:
+            time.sleep(0.3)
+    process.kill()
+    raise ServerDidNotStart(f"streamlit did not answer /_stcore/health within {timeout_s:.0f} s")
+
+
+def stop(process: subprocess.Popen) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
