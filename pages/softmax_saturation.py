@@ -66,7 +66,7 @@ page_intro(
 
 st.subheader("Scores [a, a, 2a]")
 seed_outputs = attention.three_score_example(attention.SATURATION_SEED_A)[:, 2]
-columns = st.columns(3)
+columns = st.columns([5, 5, 2])  # 16 significant digits need the room; y3(100) is just "1"
 for column, a_value, y3 in zip(columns, attention.SATURATION_SEED_A, seed_outputs):
     column.metric(f"y3 at a = {a_value:g}", f"{y3:.16g}")
 st.caption(
