@@ -8,7 +8,6 @@ loses nothing the user already had.
 
 from __future__ import annotations
 
-import hashlib
 import io
 import os
 import tempfile
@@ -149,7 +148,7 @@ def csv_uploads(files: Sequence[Any], sample_rate: float | None) -> LoadedData:
     )
 
 
-@st.cache_data(max_entries=8, show_spinner=False, hash_funcs={bytes: lambda b: hashlib.sha1(b).hexdigest()})
+@st.cache_data(max_entries=8, show_spinner=False)  # keyed by the file bytes themselves
 def _csv(raw: bytes, name: str, sample_rate: float | None) -> list[Recording]:
     stem = Path(name).stem
     return vibration.read_vibration_csv(raw, name=stem, sample_rate=sample_rate)

@@ -38,6 +38,19 @@ def _two_panels(title: str, height: int, left_title: str, right_title: str, gap:
     )
 
 
+def _paired_lines(x: np.ndarray, red: tuple, blue: tuple) -> list[go.Scatter]:
+    """Two series drawn in both panels of `_two_panels`: `red` and `blue` are (name, left y, right y).
+    One legend entry per series; the red one is the unscaled / explicit path, the blue one its remedy."""
+    traces = []
+    for axes, side in (("", 1), ("2", 2)):
+        for (name, *ys), colour in ((red, UNSCALED), (blue, SCALED)):
+            traces.append(
+                go.Scatter(x=x, y=ys[side - 1], mode="lines+markers", line=dict(color=colour), name=name,
+                           legendgroup=name, showlegend=axes == "", xaxis=f"x{axes}", yaxis=f"y{axes}")
+            )
+    return traces
+
+
 def saturation_curves(a: np.ndarray, outputs: np.ndarray, marked_a: float | None = None) -> go.Figure:
     """softmax([a, a, 2a]) against a: outputs is (len(a), 3); y1 = y2, so one line covers both."""
     traces = [
@@ -102,15 +115,9 @@ def sharpness_vs_dk(
     max_weight_scaled: np.ndarray,
 ) -> go.Figure:
     """Attention entropy (left) and largest weight (right) against d_k, with and without 1/√d_k."""
-    traces = []
-    for axes, unscaled, scaled in (("", entropy_unscaled, entropy_scaled), ("2", max_weight_unscaled, max_weight_scaled)):
-        first = axes == ""
-        traces += [
-            go.Scatter(x=d_k, y=unscaled, mode="lines+markers", line=dict(color=UNSCALED), name="q·k",
-                       legendgroup="unscaled", showlegend=first, xaxis=f"x{axes}", yaxis=f"y{axes}"),
-            go.Scatter(x=d_k, y=scaled, mode="lines+markers", line=dict(color=SCALED), name="q·k/√d_k",
-                       legendgroup="scaled", showlegend=first, xaxis=f"x{axes}", yaxis=f"y{axes}"),
-        ]
+    traces = _paired_lines(
+        d_k, ("q·k", entropy_unscaled, max_weight_unscaled), ("q·k/√d_k", entropy_scaled, max_weight_scaled)
+    )
     traces.append(
         go.Scatter(x=[d_k[0], d_k[-1]], y=[entropy_uniform, entropy_uniform], mode="lines",
                    line=dict(color="grey", dash="dot"), name="uniform: log n")
@@ -153,15 +160,10 @@ def attention_cost(
     memory_title: str,
 ) -> go.Figure:
     """Time (left) and memory (right) of one attention call against n, explicit vs fused, log-log."""
-    traces = []
-    for axes, explicit, fused in (("", explicit_seconds, fused_seconds), ("2", explicit_bytes, fused_bytes)):
-        first = axes == ""
-        traces += [
-            go.Scatter(x=n, y=explicit, mode="lines+markers", line=dict(color=UNSCALED), name="explicit softmax(QKᵀ/√d)·V",
-                       legendgroup="explicit", showlegend=first, xaxis=f"x{axes}", yaxis=f"y{axes}"),
-            go.Scatter(x=n, y=fused, mode="lines+markers", line=dict(color=SCALED), name="fused scaled_dot_product_attention",
-                       legendgroup="fused", showlegend=first, xaxis=f"x{axes}", yaxis=f"y{axes}"),
-        ]
+    traces = _paired_lines(
+        n, ("explicit softmax(QKᵀ/√d)·V", explicit_seconds, explicit_bytes),
+        ("fused scaled_dot_product_attention", fused_seconds, fused_bytes),
+    )
     layout = _two_panels(
         "The price of attention: O(n²·d) time, and n² memory unless fused", 420, "time of one call (s)", memory_title
     )
