@@ -12,12 +12,14 @@ Evaluations beyond one split (core.evaluation), each adding a block to the JSON 
 
 It runs `core.jobs.run_plan`, the loop the Fault lab's background job runs, so any number on the page can be
 reproduced here with the same settings; `command_line(results["config"])` writes the command that does so.
-Bad data or settings print one line saying what to change and exit with status 2.
+Runs train side by side, one per CPU core by default (`--workers`); each run's result depends on its seed
+alone, so the worker count changes the wall time, never a number. Bad data or settings print one line saying what to change and exit with status 2.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import sys
 import time
@@ -118,7 +120,12 @@ def build_parser() -> argparse.ArgumentParser:
     training.add_argument("--lr-schedule", choices=LR_SCHEDULES, default=TrainConfig.lr_schedule)
     training.add_argument("--weight-decay", type=float, default=TrainConfig.weight_decay)
     training.add_argument("--patience", type=int, default=TrainConfig.patience)
-    training.add_argument("--threads", type=int, default=TrainConfig.threads, help="torch CPU threads")
+    training.add_argument("--threads", type=int, default=TrainConfig.threads, help="torch CPU threads per run")
+    training.add_argument(
+        "--workers",
+        type=int,
+        help="runs trained side by side (default: CPU cores / threads); results do not depend on it",
+    )
     training.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
     training.add_argument("--metric", choices=METRICS, default="accuracy", help="metric of the paired comparison")
 
@@ -228,7 +235,13 @@ def make_plan(args: argparse.Namespace) -> Plan:
         snr_db=args.snr,
         compare_splits=len(args.split) == 2,
         d_models=args.d_model if args.d_model and len(args.d_model) > 1 else None,
+        workers=args.workers if args.workers is not None else default_workers(args.threads),
     )
+
+
+def default_workers(threads: int) -> int:
+    """Runs side by side that fill the CPU cores, each with `threads` torch threads."""
+    return max(1, (os.cpu_count() or 1) // max(1, threads))
 
 
 def _data_paths(args: argparse.Namespace) -> str | list[str] | None:

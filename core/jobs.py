@@ -31,13 +31,15 @@ import itertools
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
 from core import evaluation
 from core.models import MODEL_NAMES
 from core.results import METRICS, build_results
-from core.training import TrainConfig, TrainingStopped, train
+from core.training import TrainConfig, TrainingStopped, cpu_threads, pick_device, train
 
 STATES = ("queued", "running", "done", "stopped", "failed")
 FINISHED_STATES = ("done", "stopped", "failed")
@@ -78,8 +80,11 @@ class Plan:
     snr_db: Sequence[float] | None = None
     compare_splits: bool = False
     d_models: Sequence[int] | None = None
+    workers: int = 1  # runs trained side by side, each in a thread with `config.threads` torch threads
 
     def __post_init__(self) -> None:
+        if isinstance(self.workers, bool) or not isinstance(self.workers, int) or self.workers < 1:
+            raise ValueError(f"workers must be a positive integer, got {self.workers!r}")
         self.models, self.seeds = list(self.models), [int(seed) for seed in self.seeds]
         if not self.models or not self.seeds:
             raise ValueError("a plan needs at least one model and one seed")
@@ -302,29 +307,81 @@ def run_plan(
         runs = runs_by_stage[MAIN_STAGE]
         return build_results(config, main_windows.class_names, runs, plan.metric) if runs else None
 
+    def train_one(stage: Stage, seed: int, model: str, stop: Callable[[], bool] | None) -> dict[str, Any]:
+        if on_run_start is not None:
+            on_run_start(model, seed)
+        test_sets = dict(stage.fixed_test_sets)
+        if stage.noise:
+            test_sets.update(evaluation.noisy_test_sets(stage.windows, plan.snr_db, seed))
+        keep_weights = plan.keep_weights and stage.name == MAIN_STAGE
+        run = train(stage.windows, model, stage.config, seed, plan.device, progress, stop, keep_weights, test_sets or None)
+        run["stage"] = stage.name
+        return run
+
     for stage in stages:
         if on_stage is not None:
             on_stage(stage.name, stage.windows)
-        for seed, model in itertools.product(plan.seeds, stage.models):
-            if on_run_start is not None:
-                on_run_start(model, seed)
-            test_sets = dict(stage.fixed_test_sets)
-            if stage.noise:
-                test_sets.update(evaluation.noisy_test_sets(stage.windows, plan.snr_db, seed))
-            keep_weights = plan.keep_weights and stage.name == MAIN_STAGE
-            try:
-                run = train(
-                    stage.windows, model, stage.config, seed, plan.device, progress, should_stop, keep_weights,
-                    test_sets or None,
-                )
-            except TrainingStopped:
-                raise PlanStopped(partial_results()) from None
-            run["stage"] = stage.name
-            runs_by_stage[stage.name].append(run)
-            if on_run_end is not None:
-                on_run_end(run)
+        tasks = list(itertools.product(plan.seeds, stage.models))
+        if plan.workers == 1:
+            for seed, model in tasks:
+                try:
+                    run = train_one(stage, seed, model, should_stop)
+                except TrainingStopped:
+                    raise PlanStopped(partial_results()) from None
+                runs_by_stage[stage.name].append(run)
+                if on_run_end is not None:
+                    on_run_end(run)
+        else:
+            runs, stopped = _train_side_by_side(stage, tasks, plan, train_one, should_stop, on_run_end)
+            runs_by_stage[stage.name].extend(runs)
+            if stopped:
+                raise PlanStopped(partial_results())
     blocks = evaluation_blocks(plan, runs_by_stage, facts)
     return build_results(config, main_windows.class_names, runs_by_stage[MAIN_STAGE], plan.metric, blocks)
+
+
+def _train_side_by_side(
+    stage: Stage,
+    tasks: list[tuple[int, str]],
+    plan: Plan,
+    train_one: Callable[..., dict[str, Any]],
+    should_stop: Callable[[], bool] | None,
+    on_run_end: Callable[[dict[str, Any]], None] | None,
+) -> tuple[list[dict[str, Any]], bool]:
+    """Train `tasks` (seed, model) in `plan.workers` threads; return the finished runs in the order a
+    one-at-a-time loop gives them, and whether a stop was requested.
+
+    Each run draws only from generators seeded by its own seed (core.training), so its result is the one it
+    has when trained alone. torch's thread count is process-wide: it is set here once, before any run
+    starts, so that no run changes it under another. A run that fails stops the others and its error is
+    raised; `on_run_end` is called from this thread, as each run finishes."""
+    halt = threading.Event()
+
+    def stop() -> bool:
+        return halt.is_set() or (should_stop is not None and should_stop())
+
+    finished: dict[int, dict[str, Any]] = {}
+    stopped, failure = False, None
+    threads = cpu_threads(stage.config.threads) if pick_device(plan.device).type == "cpu" else nullcontext()
+    with threads, ThreadPoolExecutor(max_workers=plan.workers, thread_name_prefix="pe-lab-run") as pool:
+        futures = {pool.submit(train_one, stage, seed, model, stop): index for index, (seed, model) in enumerate(tasks)}
+        for future in as_completed(futures):
+            try:
+                run = future.result()
+            except TrainingStopped:
+                stopped = True
+                halt.set()
+                continue
+            except BaseException as error:  # the first failure wins; the others are stopped
+                failure = failure or error
+                halt.set()
+                continue
+            finished[futures[future]] = run
+            if on_run_end is not None:
+                on_run_end(run)
+    if failure is not None:
+        raise failure
+    return [finished[index] for index in sorted(finished)], stopped
 
 
 class Job:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import math
 import os
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, nullcontext
@@ -23,7 +24,7 @@ import torch
 from sklearn import metrics as skm
 from torch.nn import functional as F
 
-from core.models import ModelConfig, build_model, count_parameters
+from core.models import DropoutStream, ModelConfig, build_model, count_parameters
 from core.vibration.types import DataError
 
 EVAL_BATCH_SIZE = 1024  # no gradients are kept at evaluation, so larger batches cost little memory
@@ -88,11 +89,32 @@ def describe_device(device: torch.device) -> str:
     return device.type
 
 
+# torch's global generator initialises a new model's weights; runs training side by side in threads
+# (core.jobs) take turns at it, so each model's weights still depend on its seed alone
+_GLOBAL_RNG_LOCK = threading.Lock()
+
+
+def _seeded_model(
+    model_name: str, window: int, n_classes: int, model_config: ModelConfig, seed: int, device: torch.device
+) -> torch.nn.Module:
+    """The model with weights drawn from `seed`, and its dropout masks from a generator of its own."""
+    with _GLOBAL_RNG_LOCK:
+        torch.manual_seed(seed)
+        model = build_model(model_name, window, n_classes, model_config).to(device)
+    if hasattr(model, "dropout_stream"):
+        # a stream of its own, apart from the shuffle's (also seeded by `seed`)
+        model.dropout_stream = DropoutStream(int(np.random.SeedSequence([seed, 1]).generate_state(1)[0]), device)
+    return model
+
+
 @contextmanager
 def cpu_threads(threads: int) -> Iterator[int]:
     """Run the block with `threads` torch CPU threads (capped at the core count), then restore the old count."""
     previous = torch.get_num_threads()
     chosen = max(1, min(threads, os.cpu_count() or 1))
+    if chosen == previous:  # runs side by side (core.jobs) set the count once, before any of them starts
+        yield chosen
+        return
     torch.set_num_threads(chosen)
     try:
         yield chosen
@@ -231,8 +253,7 @@ def train(
     n_classes = len(windows.class_names)
     threads = cpu_threads(config.threads) if device.type == "cpu" else nullcontext()
     with threads:
-        torch.manual_seed(seed)
-        model = build_model(model_name, windows.window, n_classes, config.model).to(device)
+        model = _seeded_model(model_name, windows.window, n_classes, config.model, seed, device)
         x_train, x_val, x_test = (
             torch.as_tensor(x, dtype=torch.float32, device=device) for x in (windows.x_train, windows.x_val, windows.x_test)
         )

@@ -44,6 +44,19 @@ def test_the_same_settings_reproduce_the_same_numbers(tmp_path):
         assert first["runs"][0][key] == second["runs"][0][key]
 
 
+def test_workers_default_to_filling_the_cores_and_do_not_change_the_numbers(tmp_path, monkeypatch):
+    monkeypatch.setattr("os.cpu_count", lambda: 8)
+    assert make_plan(build_parser().parse_args(["--duration", "1.5", *TINY])).workers == 8
+    assert make_plan(build_parser().parse_args(["--duration", "1.5", *TINY, "--threads", "3"])).workers == 2
+    assert make_plan(build_parser().parse_args(["--duration", "1.5", *TINY, "--workers", "1"])).workers == 1
+    args = ["--duration", "1.5", "--models", "A,B", "--seeds", "0,1", "--epochs", "2", *TINY]
+    main([*args, "--workers", "1", "--out", str(tmp_path / "alone.json")])
+    main([*args, "--workers", "4", "--out", str(tmp_path / "side_by_side.json")])
+    alone, side_by_side = (json.loads((tmp_path / name).read_text()) for name in ("alone.json", "side_by_side.json"))
+    assert [run["history"] for run in alone["runs"]] == [run["history"] for run in side_by_side["runs"]]
+    assert alone["summary"] == side_by_side["summary"]
+
+
 def test_bad_data_is_one_line_and_exit_status_2(tmp_path, capsys):
     assert main(["--dataset", "csv", "--out", str(tmp_path / "r.json")]) == 2
     assert "needs --data PATH" in capsys.readouterr().err

@@ -189,3 +189,64 @@ def test_a_job_with_evaluations_counts_their_runs_but_lists_only_the_experiments
     results = job.result()
     validate_results(results)
     assert {"split_comparison", "noise", "d_model_sweep"} <= set(results)
+
+
+# --- runs side by side -----------------------------------------------------------------------------------
+
+
+def test_runs_side_by_side_give_the_numbers_of_runs_one_at_a_time(windows):
+    plan = dict(data=windows, models=["A", "B"], seeds=[0, 1], config=tiny_config(epochs=3), keep_weights=False)
+    ended = []
+    alone = jobs.run_plan(jobs.Plan(**plan))
+    side_by_side = jobs.run_plan(jobs.Plan(**plan, workers=3), on_run_end=ended.append)
+    assert [(run["model"], run["seed"]) for run in side_by_side["runs"]] == [("A", 0), ("B", 0), ("A", 1), ("B", 1)]
+    for one, other in zip(alone["runs"], side_by_side["runs"]):
+        for key in ("accuracy", "f1", "confusion_matrix", "history", "epochs"):
+            assert one[key] == other[key], (one["model"], one["seed"], key)
+    assert sorted((run["model"], run["seed"]) for run in ended) == [("A", 0), ("A", 1), ("B", 0), ("B", 1)]
+    assert alone["summary"] == side_by_side["summary"]
+
+
+def test_a_failing_run_side_by_side_stops_the_others_and_raises(windows, monkeypatch):
+    real_train = jobs.train
+    stopped_by_the_failure = threading.Event()
+
+    def train_failing_a(windows, model, config, seed, device, progress, should_stop, keep_weights, extra_sets):
+        if model == "A":
+            raise FloatingPointError("A diverged")
+        while not should_stop():  # B runs until the failure of A stops it
+            time.sleep(0.001)
+        stopped_by_the_failure.set()
+        raise TrainingStopped("stopped")
+
+    monkeypatch.setattr(jobs, "train", train_failing_a)
+    with pytest.raises(FloatingPointError, match="A diverged"):
+        jobs.run_plan(jobs.Plan(data=windows, models=["A", "B"], seeds=[0], config=tiny_config(), workers=2))
+    assert stopped_by_the_failure.is_set()
+    monkeypatch.setattr(jobs, "train", real_train)
+
+
+def test_a_stop_side_by_side_keeps_the_runs_that_finished(windows, monkeypatch):
+    real_train = jobs.train
+    stop = threading.Event()
+
+    def train_endless_b(windows, model, config, seed, device, progress, should_stop, keep_weights, extra_sets):
+        if model == "A":
+            run = real_train(windows, model, tiny_config(epochs=1), seed, device, progress, should_stop, keep_weights)
+            stop.set()  # the user presses stop once A has finished
+            return run
+        while not should_stop():
+            time.sleep(0.001)
+        raise TrainingStopped("stopped")
+
+    monkeypatch.setattr(jobs, "train", train_endless_b)
+    plan = jobs.Plan(data=windows, models=["A", "B"], seeds=[0], config=tiny_config(), workers=2)
+    with pytest.raises(jobs.PlanStopped) as stopped:
+        jobs.run_plan(plan, should_stop=stop.is_set)
+    assert [run["model"] for run in stopped.value.results["runs"]] == ["A"]
+
+
+@pytest.mark.parametrize("workers", [0, -1, 1.5, True])
+def test_workers_must_be_a_positive_integer(windows, workers):
+    with pytest.raises(ValueError, match="workers"):
+        jobs.Plan(data=windows, models=["A"], seeds=[0], workers=workers)

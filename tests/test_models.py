@@ -1,5 +1,6 @@
 """Shapes, parameter counts (closed forms), tokens and the PE wiring of every Fault-lab model."""
 
+import copy
 import math
 
 import numpy as np
@@ -7,7 +8,7 @@ import pytest
 import torch
 
 from core.encodings import sinusoidal
-from core.models import MODEL_NAMES, ModelConfig, Tokenizer, build_model, count_tokens
+from core.models import MODEL_NAMES, DropoutStream, ModelConfig, Tokenizer, build_model, count_tokens, dropout
 
 WINDOW, PATCH, CLASSES, FF = 64, 8, 3, 16
 TOKENS = WINDOW // PATCH
@@ -193,3 +194,72 @@ def test_b_learned_has_a_trainable_position_table_of_one_row_per_token():
     assert model.position_table.shape == (TOKENS, 16)
     assert model.position_table.requires_grad
     assert "position_table" in model.state_dict()
+
+
+# --- the seeded encoder and its dropout ------------------------------------------------------------------
+
+
+def torch_encoder_with_the_same_weights(model: torch.nn.Module) -> torch.nn.TransformerEncoder:
+    layers = model.encoder.layers
+    reference = torch.nn.TransformerEncoder(copy.deepcopy(layers[0]), len(layers), enable_nested_tensor=False)
+    reference.load_state_dict(model.encoder.state_dict())
+    return reference
+
+
+@pytest.mark.parametrize("model_name", ["A", "B", "B-concat"])
+def test_the_seeded_encoder_computes_what_torchs_encoder_computes(model_name):
+    torch.manual_seed(0)
+    model = build_model(model_name, WINDOW, CLASSES, small_config(n_layers=2))
+    reference = torch_encoder_with_the_same_weights(model)
+    h = torch.randn(5, TOKENS, model.head.in_features)
+    model.eval(), reference.eval()
+    with torch.no_grad():
+        torch.testing.assert_close(model.encoder(h), reference(h), atol=1e-5, rtol=1e-5)
+    # training mode without dropout: the same values and the same gradients
+    for encoder in (model.encoder, reference):
+        encoder.train()
+        for layer in encoder.layers:
+            layer.dropout.p = layer.dropout1.p = layer.dropout2.p = 0.0
+            layer.self_attn.dropout = 0.0
+    ours_in, torch_in = h.clone().requires_grad_(), h.clone().requires_grad_()
+    ours_out, torch_out = model.encoder(ours_in), reference(torch_in)
+    torch.testing.assert_close(ours_out, torch_out, atol=1e-5, rtol=1e-5)
+    (ours_out**2).sum().backward(), (torch_out**2).sum().backward()
+    torch.testing.assert_close(ours_in.grad, torch_in.grad, atol=1e-4, rtol=1e-4)
+
+
+def test_dropout_zeroes_a_share_p_and_scales_the_rest_by_one_over_one_minus_p():
+    x = torch.ones(1_000_000)
+    out = dropout(x, 0.25, training=True, stream=DropoutStream(7))
+    zero_share = (out == 0).float().mean().item()
+    assert abs(zero_share - 0.25) < 0.002  # the binomial sd is 0.00043
+    kept = out[out != 0]
+    torch.testing.assert_close(kept, torch.full_like(kept, 1 / 0.75))
+    assert dropout(x, 0.25, training=False, stream=DropoutStream(7)) is x
+    assert dropout(x, 0.0, training=True, stream=DropoutStream(7)) is x
+
+
+def test_a_dropout_stream_repeats_its_seed_and_no_other():
+    x = torch.ones(10_000)
+    first, again, other = (dropout(x, 0.1, True, DropoutStream(seed)) for seed in (3, 3, 4))
+    assert torch.equal(first, again)
+    assert not torch.equal(first, other)
+
+
+def test_the_models_masks_come_from_its_stream_not_torchs_global_generator():
+    torch.manual_seed(0)
+    model = build_model("B", WINDOW, CLASSES, small_config(n_layers=2)).train()
+    x = torch.randn(4, WINDOW)
+    outputs = []
+    for global_seed in (1, 2):
+        model.dropout_stream = DropoutStream(5)
+        torch.manual_seed(global_seed)  # must not matter
+        outputs.append(model(x))
+    torch.testing.assert_close(outputs[0], outputs[1], atol=0, rtol=0)
+    model.dropout_stream = DropoutStream(6)
+    assert not torch.equal(model(x), outputs[0])
+
+
+def test_dropout_must_be_below_one():
+    with pytest.raises(ValueError, match="dropout"):
+        build_model("B", WINDOW, CLASSES, small_config(dropout=1.0))
