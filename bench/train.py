@@ -11,22 +11,27 @@ Prints, with a timestamp on every line (flushed, so a partial run is still usefu
 - cross-load accuracy (train 0 HP, test 0-3 HP on the nine fault classes) and the noise curve
   (SNR -4, 0, 4, 8 dB) for A, B and the CNN;
 - training throughput of our loop (core.training.train) against a plain reference loop (a DataLoader over
-  a TensorDataset, the textbook PositionalEncoding module, the default AdamW) with the same model, batch
-  size and thread count, for A and B, and the ratio;
+  a TensorDataset, the textbook PositionalEncoding module, torch's own nn.TransformerEncoder forward, the
+  default AdamW) with the same model and starting weights, batch size and thread count, for A and B, and
+  the ratio. Ours is faster mostly in the model's forward (core.models.SeededTransformerEncoder: dropout
+  masks from numpy's PCG64, no SDPA masked-math path), then in the fused AdamW and the loop itself;
 - the synthetic default set: A and B, 3 seeds, wall time;
 - the targets, and the total wall time.
 
 The output also goes to --out, and every results JSON to the same path with ".json". The CWRU data is read
 from ../shared/data/cwru beside the repository; without it the CWRU sections are skipped with a message.
 Training runs through core.jobs.run_plan, the code path of the page and the CLI, with the default
-hyper-parameters of core.training.TrainConfig.
+hyper-parameters of core.training.TrainConfig, one run per CPU core side by side as the CLI does by default
+(each run's numbers are those it gets alone; the throughput section runs one loop at a time).
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import math
+import os
 import statistics
 import sys
 import tempfile
@@ -42,7 +47,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from core import evaluation  # noqa: E402
-from core.experiment import format_evaluations, format_table  # noqa: E402
+from core.experiment import default_workers, format_evaluations, format_table  # noqa: E402
 from core.jobs import Plan, run_plan  # noqa: E402
 from core.models import MODEL_NAMES, build_model  # noqa: E402
 from core.results import build_results, comparison_word  # noqa: E402
@@ -96,24 +101,35 @@ class TextbookPositionalEncoding(nn.Module):
         return self.dropout(x + self.pe[:, : x.size(1)])  # (batch, tokens, d_model)
 
 
-class ReferenceB(nn.Module):
-    """Model B with the textbook PE module in place of ours, built from a fresh B's own layers, so both
-    loops start from the same weights."""
+class ReferenceModel(nn.Module):
+    """Model A or B as the textbook writes it, with a fresh model's own weights (so both loops start from
+    the same weights): torch's own nn.TransformerEncoder forward (global-generator dropout, attention
+    through scaled_dot_product_attention) and, for B, the textbook PE module in place of ours."""
 
     def __init__(self, ours: nn.Module, dropout: float):
         super().__init__()
-        self.tokenizer, self.embedding, self.encoder, self.head = ours.tokenizer, ours.embedding, ours.encoder, ours.head
-        self.position = TextbookPositionalEncoding(self.head.in_features, dropout)
+        self.tokenizer, self.embedding, self.head = ours.tokenizer, ours.embedding, ours.head
+        self.encoder = nn.TransformerEncoder(
+            copy.deepcopy(ours.encoder.layers[0]), len(ours.encoder.layers), enable_nested_tensor=False
+        )
+        self.encoder.load_state_dict(ours.encoder.state_dict())
+        has_position = ours.position is not None
+        self.position = TextbookPositionalEncoding(self.head.in_features, dropout) if has_position else nn.Identity()
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        h = self.position(self.embedding(self.tokenizer(x)))  # (batch, tokens, d_model)
+        h = self.tokenizer(x)  # (batch, tokens, patch)
+        if self.embedding is not None:
+            h = self.embedding(h)  # (batch, tokens, d_model)
+        h = self.position(h)
         return self.head(self.encoder(h).mean(dim=1))  # (batch, n_classes)
 
 
 def reference_model(model_name: str, windows: Any, config: TrainConfig, seed: int) -> nn.Module:
+    if model_name not in ("A", "B"):
+        raise ValueError(f"the reference loop is built for A and B, not {model_name}")
     torch.manual_seed(seed)
     ours = build_model(model_name, windows.window, len(windows.class_names), config.model)
-    return ReferenceB(ours, config.model.dropout) if model_name == "B" else ours
+    return ReferenceModel(ours, config.model.dropout)
 
 
 def reference_loop(model: nn.Module, windows: Any, config: TrainConfig, epochs: int, seed: int) -> dict[str, float]:
@@ -206,7 +222,8 @@ def cwru_plan(recordings: list, models: list[str], seeds: list[int], config: Tra
     settings = {"dataset": "cwru", "loads": sorted({r.meta["load_hp"] for r in recordings}), "channel": "DE",
                 "data": str(CWRU_DIR)}
     return Plan(data=recordings, models=models, seeds=seeds, config=config, device="cpu", data_settings=settings,
-                keep_weights=False, windowing={"window": WINDOW, "mode": mode}, **extra)
+                keep_weights=False, windowing={"window": WINDOW, "mode": mode}, workers=default_workers(config.threads),
+                **extra)
 
 
 def merge(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
@@ -274,7 +291,7 @@ def synthetic_section(log: Log, config: TrainConfig, saved: dict[str, Any], fact
         started = time.perf_counter()
         recordings = synthetic_bearing_set()  # the default set: seed 0, 0 HP, 10 s per class
         plan = Plan(data=recordings, models=["A", "B"], seeds=[0, 1, 2], config=run_config, device="cpu",
-                    keep_weights=False, windowing={"window": WINDOW},
+                    keep_weights=False, windowing={"window": WINDOW}, workers=default_workers(run_config.threads),
                     data_settings={"dataset": "synthetic", "seed": 0, "loads": [0]})
         label = f"Synthetic default set (seed 0, 0 HP, 10 s per class), time split, {run_config.epochs} epochs"
         results, _ = run_logged(log, plan, label)
@@ -329,7 +346,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sections", default=",".join(SECTIONS), help=f"comma-separated among {','.join(SECTIONS)}")
     parser.add_argument("--seeds", default="0,1,2")
     parser.add_argument("--threads", type=int, default=TrainConfig.threads, help="torch CPU threads for every loop")
-    parser.add_argument("--throughput-epochs", type=int, default=3)
+    parser.add_argument("--throughput-epochs", type=int, default=5)
     args = parser.parse_args(argv)
     sections = [s.strip() for s in args.sections.split(",") if s.strip()]
     unknown = set(sections) - set(SECTIONS)
@@ -340,8 +357,9 @@ def main(argv: list[str] | None = None) -> int:
     seeds = [0] if args.quick else [int(s) for s in args.seeds.split(",")]
     config = TrainConfig(threads=args.threads, **({"epochs": 3} if args.quick else {}))
     models = ["A", "B", "CNN"] if args.quick else list(MODEL_NAMES)
-    log(f"PE Lab training benchmark: torch {torch.__version__}, {torch.get_num_threads()} threads available, "
-        f"{args.threads} used; sections {', '.join(sections)}{' (quick)' if args.quick else ''}")
+    log(f"PE Lab training benchmark: torch {torch.__version__}, {os.cpu_count()} CPU cores, {args.threads} torch "
+        f"thread(s) per run, {default_workers(args.threads)} runs side by side in the experiments (as the CLI does); "
+        f"sections {', '.join(sections)}{' (quick)' if args.quick else ''}")
     log(f"defaults: {json.dumps({k: v for k, v in config.to_dict().items() if k != 'model'})}")
     log(f"model: {json.dumps(config.to_dict()['model'])}")
     saved: dict[str, Any] = {}
@@ -361,7 +379,7 @@ def main(argv: list[str] | None = None) -> int:
     if "throughput" in cwru_sections:
         windows = make_windows(recordings, window=WINDOW)
         epochs = 1 if args.quick else args.throughput_epochs
-        facts["throughput"] = throughput(log, windows, config, epochs, repeats=1 if args.quick else 3)
+        facts["throughput"] = throughput(log, windows, config, epochs, repeats=1 if args.quick else 5)
     if "synthetic" in sections:
         synthetic_section(log, config, saved, facts)
 
