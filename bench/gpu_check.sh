@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One short GPU check: the CWRU 0 HP experiment (A and B, seeds 0,1,2, default settings) on CUDA through
 # the CLI (core.experiment, the page's code path); prints the GPU, windows/s of every run and the accuracies.
+# One run at a time (--workers 1), so each run's windows/s is its own.
 #
 #   bash bench/gpu_check.sh                      # on a machine with a CUDA GPU
 #   ALLOW_CPU=1 EPOCHS=1 bash bench/gpu_check.sh # the CPU fallback, as a smoke test of the script itself
@@ -40,7 +41,7 @@ EOF
 
 started=$(date +%s)
 python -m core.experiment --dataset cwru "${data[@]}" --loads 0 --window 1024 --split time --models A,B \
-    --seeds 0,1,2 "${epochs[@]}" --device "$device" --out "$out/gpu_check.json"
+    --seeds 0,1,2 "${epochs[@]}" --device "$device" --workers 1 --out "$out/gpu_check.json"
 echo "wall $(( $(date +%s) - started )) s (data loading included, and on CUDA its start)"
 
 python - "$out/gpu_check.json" <<'EOF'

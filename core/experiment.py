@@ -19,7 +19,6 @@ alone, so the worker count changes the wall time, never a number. Bad data or se
 from __future__ import annotations
 
 import argparse
-import os
 import shlex
 import sys
 import time
@@ -31,7 +30,7 @@ from core import evaluation
 from core.jobs import DEFAULT_SHARES, MAIN_STAGE, Plan, run_plan
 from core.models import MODEL_NAMES, TOKEN_KINDS, ModelConfig
 from core.results import METRICS, save_results, summary_table
-from core.training import LR_SCHEDULES, TrainConfig
+from core.training import LR_SCHEDULES, TrainConfig, usable_cpus
 from core.vibration import DataError
 from core.vibration.windows import MODES
 
@@ -240,8 +239,8 @@ def make_plan(args: argparse.Namespace) -> Plan:
 
 
 def default_workers(threads: int) -> int:
-    """Runs side by side that fill the CPU cores, each with `threads` torch threads."""
-    return max(1, (os.cpu_count() or 1) // max(1, threads))
+    """Runs side by side that fill the usable CPUs, each with `threads` torch threads."""
+    return max(1, usable_cpus() // max(1, threads))
 
 
 def _data_paths(args: argparse.Namespace) -> str | list[str] | None:
@@ -366,8 +365,9 @@ def format_evaluations(results: Mapping[str, Any]) -> str:
                      + evaluation.split_table(results["split_comparison"]).to_string())
     if "cross_load" in results:
         block = results["cross_load"]
-        dropped = f"; left out: {', '.join(block['dropped_classes'])}" if block["dropped_classes"] else ""
-        parts.append(f"Cross-load accuracy % on {len(block['classes'])} classes{dropped}:")
+        dropped = block["dropped_classes"]
+        left_out = f" (left out, not recorded at every load: {', '.join(dropped)})" if dropped else ""
+        parts.append(f"Cross-load accuracy % on {len(block['classes'])} classes{left_out}:")
         for model in block["accuracy"]:
             parts.append(f"{model}\n" + evaluation.cross_load_table(block, model).to_string())
     if "noise" in results:

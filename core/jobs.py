@@ -308,6 +308,7 @@ def run_plan(
         return build_results(config, main_windows.class_names, runs, plan.metric) if runs else None
 
     def train_one(stage: Stage, seed: int, model: str, stop: Callable[[], bool] | None) -> dict[str, Any]:
+        _this_thread.run = (model, seed)
         if on_run_start is not None:
             on_run_start(model, seed)
         test_sets = dict(stage.fixed_test_sets)
@@ -338,6 +339,15 @@ def run_plan(
                 raise PlanStopped(partial_results())
     blocks = evaluation_blocks(plan, runs_by_stage, facts)
     return build_results(config, main_windows.class_names, runs_by_stage[MAIN_STAGE], plan.metric, blocks)
+
+
+_this_thread = threading.local()  # which run (model, seed) the calling thread trains, for progress callbacks
+
+
+def current_run() -> tuple[str, int] | None:
+    """The (model, seed) the calling thread is training: lets a `progress` callback of run_plan tell apart
+    the epochs of runs trained side by side."""
+    return getattr(_this_thread, "run", None)
 
 
 def _train_side_by_side(
@@ -488,7 +498,9 @@ class Job:
 
     def _on_epoch(self, epoch: int, metrics: dict[str, float]) -> None:
         with self._lock:
-            self._history.append(dict(metrics))
+            # with runs side by side the live curve follows the run started last; the others report when done
+            if current_run() == (self._model, self._seed):
+                self._history.append(dict(metrics))
 
     def _on_stage(self, stage: str, windows: Any) -> None:
         with self._lock:

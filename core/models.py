@@ -16,8 +16,8 @@ so B against B-noPE isolates the PE exactly, and A against B-noPE isolates the e
 baseline a practitioner would reach for instead (WDCNN style: a wide first kernel, then small ones).
 
 Dropout draws from the model's own `dropout_stream` (a DropoutStream set by core.training for each run)
-rather than torch's global generator: a run's result then depends only on its seed, even when several runs train
-at once in threads of one process (core.jobs runs seeds side by side that way).
+rather than torch's global generator: a run's result then depends only on its seed, even when several runs
+train at once in threads of one process (core.jobs runs seeds side by side that way).
 
 Tokens: a window of `window` samples is cut into `window / patch` time tokens of `patch` samples, or, with
 FFT tokens, the magnitudes of rfft bins 0 .. window/2 - 1 (DC up to just below Nyquist) are cut into bands
@@ -208,10 +208,10 @@ def dropout(x: torch.Tensor, p: float, training: bool, stream: DropoutStream | N
 
 class SeededTransformerEncoder(nn.TransformerEncoder):
     """nn.TransformerEncoder (same layers, parameters, initialisation and state_dict keys) whose forward
-    draws its dropout masks from `stream` (a DropoutStream). Torch's own forward hides the attention-weight dropout in
-    scaled_dot_product_attention, which only uses the global generator; on CPU, training with that dropout
-    also takes SDPA's slower masked-math path. Evaluation gives the same numbers as torch's forward; the
-    layers must be post-norm with ReLU, batch first (the only kind this module builds)."""
+    draws its dropout masks from `stream` (a DropoutStream). Torch's own forward hides the attention-weight
+    dropout in scaled_dot_product_attention, which only uses the global generator; on CPU, training with
+    that dropout also takes SDPA's slower masked-math path. Evaluation gives the same numbers as torch's
+    forward; the layers must be post-norm with ReLU, batch first (the only kind this module builds)."""
 
     def __init__(self, layer: nn.TransformerEncoderLayer, n_layers: int):
         if layer.norm_first or not layer.self_attn.batch_first or layer.activation is not nn.functional.relu:
@@ -231,7 +231,8 @@ class SeededTransformerEncoder(nn.TransformerEncoder):
         batch, tokens, d_model = h.shape
         heads = attention.num_heads
         qkv = nn.functional.linear(h, attention.in_proj_weight, attention.in_proj_bias)  # (batch, tokens, 3 d_model)
-        q, k, v = qkv.view(batch, tokens, 3, heads, d_model // heads).permute(2, 0, 3, 1, 4)  # each (batch, heads, tokens, d_head)
+        # torch's in_proj stacks q, k, v, each split into heads: (3, batch, heads, tokens, d_head)
+        q, k, v = qkv.view(batch, tokens, 3, heads, d_model // heads).permute(2, 0, 3, 1, 4)
         scores = (q * (d_model // heads) ** -0.5) @ k.transpose(-2, -1)  # (batch, heads, tokens, tokens)
         weights = dropout(scores.softmax(dim=-1), attention.dropout, self.training, self.stream)
         mixed = (weights @ v).transpose(1, 2).reshape(batch, tokens, d_model)  # (batch, tokens, d_model)

@@ -4,7 +4,9 @@
 validation loss stops falling, restores the best checkpoint, and scores the test split with sklearn.metrics.
 Everything runs on an explicit `torch.device`: on CUDA the data stays on the GPU and the forward pass runs
 under bf16 autocast; on CPU the thread count is set from the config, because next to a running Streamlit
-server, oversubscribing a 2-core host was measured to slow training 12-30x. On CPU a seed fixes the result.
+server, oversubscribing a 2-core host was measured to slow training 12-30x. On CPU a seed fixes the result:
+the weights, the shuffle and the dropout masks each come from a generator seeded by it, never from state
+another run could touch, so runs trained side by side in threads (core.jobs) match runs trained alone.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, nullcontext
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -107,11 +110,34 @@ def _seeded_model(
     return model
 
 
+def usable_cpus(cgroup_root: Path = Path("/sys/fs/cgroup")) -> int:
+    """CPUs this process may use: its affinity mask, capped by a cgroup CPU quota. In a container (Streamlit
+    Community Cloud among them) os.cpu_count() reports the host's cores, not the share the app gets."""
+    count = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    quota = _cgroup_cpu_quota(cgroup_root)
+    return max(1, min(count, math.ceil(quota)) if quota is not None else count)
+
+
+def _cgroup_cpu_quota(root: Path) -> float | None:
+    """The CPU quota in CPUs from cgroup v2 (cpu.max) or v1 (cpu.cfs_quota_us / cpu.cfs_period_us); None if unlimited or unknown."""
+    try:
+        if (root / "cpu.max").is_file():
+            quota, period = (root / "cpu.max").read_text().split()[:2]
+            return None if quota == "max" else int(quota) / int(period)
+        v1 = root / "cpu"
+        if (v1 / "cpu.cfs_quota_us").is_file():
+            quota = int((v1 / "cpu.cfs_quota_us").read_text())
+            return None if quota <= 0 else quota / int((v1 / "cpu.cfs_period_us").read_text())
+    except (OSError, ValueError, ZeroDivisionError):
+        return None
+    return None
+
+
 @contextmanager
 def cpu_threads(threads: int) -> Iterator[int]:
-    """Run the block with `threads` torch CPU threads (capped at the core count), then restore the old count."""
+    """Run the block with `threads` torch CPU threads (capped at the usable CPUs), then restore the old count."""
     previous = torch.get_num_threads()
-    chosen = max(1, min(threads, os.cpu_count() or 1))
+    chosen = max(1, min(threads, usable_cpus()))
     if chosen == previous:  # runs side by side (core.jobs) set the count once, before any of them starts
         yield chosen
         return

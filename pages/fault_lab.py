@@ -228,8 +228,11 @@ def progress_panel() -> None:
     elif status.state == "running":
         done = status.run_index + (status.epoch / max(1, status.max_epochs))
         stage = "" if status.stage in (None, "experiment") else f" ({status.stage})"
+        workers = getattr(getattr(job, "plan", None), "workers", 1)
+        where = f"Run {status.run_index + 1} of {status.n_runs}" if workers == 1 else (
+            f"{status.run_index} of {status.n_runs} runs done, {workers} training side by side; the newest is")
         st.progress(min(1.0, done / status.n_runs),
-                    text=f"Run {status.run_index + 1} of {status.n_runs}{stage}: model {status.model}, seed {status.seed}, "
+                    text=f"{where}{stage}: model {status.model}, seed {status.seed}, "
                          f"epoch {status.epoch} of at most {status.max_epochs} · {status.elapsed_seconds:.0f} s")
     if status.state in ("queued", "running") and st.button("Stop", key="stop"):
         job.stop()

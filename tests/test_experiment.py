@@ -45,7 +45,7 @@ def test_the_same_settings_reproduce_the_same_numbers(tmp_path):
 
 
 def test_workers_default_to_filling_the_cores_and_do_not_change_the_numbers(tmp_path, monkeypatch):
-    monkeypatch.setattr("os.cpu_count", lambda: 8)
+    monkeypatch.setattr("core.experiment.usable_cpus", lambda: 8)
     assert make_plan(build_parser().parse_args(["--duration", "1.5", *TINY])).workers == 8
     assert make_plan(build_parser().parse_args(["--duration", "1.5", *TINY, "--threads", "3"])).workers == 2
     assert make_plan(build_parser().parse_args(["--duration", "1.5", *TINY, "--workers", "1"])).workers == 1

@@ -250,3 +250,19 @@ def test_a_stop_side_by_side_keeps_the_runs_that_finished(windows, monkeypatch):
 def test_workers_must_be_a_positive_integer(windows, workers):
     with pytest.raises(ValueError, match="workers"):
         jobs.Plan(data=windows, models=["A"], seeds=[0], workers=workers)
+
+
+def test_a_job_side_by_side_shows_one_runs_curve_at_a_time(windows):
+    plan = jobs.Plan(data=windows, models=["A", "B"], seeds=[0, 1], config=tiny_config(epochs=4, patience=4), workers=2)
+    job = jobs.start(plan)
+    histories = []
+    while not job.done:
+        status = job.status()
+        if status.history:
+            histories.append((status.model, status.seed, [row["epoch"] for row in status.history]))
+        time.sleep(0.002)
+    assert job.status().state == "done", job.status().error
+    assert histories, "no live curve was seen"
+    for model, seed, epochs in histories:  # never the epochs of two runs mixed in one curve
+        assert epochs == list(range(1, len(epochs) + 1)), (model, seed, epochs)
+    assert sorted((run["model"], run["seed"]) for run in job.status().runs) == [("A", 0), ("A", 1), ("B", 0), ("B", 1)]

@@ -86,7 +86,21 @@ def test_defaults_show_the_synthetic_data_and_its_signals():
     assert at.multiselect(key="models").value == ["A", "B"]
     assert at.radio(key="split").value == "time"
     assert at.slider(key="seeds").value == 3
+    assert at.slider(key="epochs").value == 40  # the CLI's default: at 8 the synthetic set's B had not converged
+    assert not any("may not have converged" in caption.value for caption in at.caption)
     assert any(caption.value.startswith("Device: cpu") for caption in at.caption)
+
+
+def test_fewer_epochs_than_the_default_warn_that_the_models_may_not_have_converged():
+    at = open_lab()
+    at.slider(key="epochs").set_value(8).run()
+    assert any("may not have converged" in caption.value for caption in at.caption)
+
+
+@pytest.mark.parametrize(("cpus", "workers"), [(1, 1), (2, 2), (16, 2)])
+def test_the_page_trains_runs_side_by_side_on_up_to_two_cpus(monkeypatch, cpus, workers):
+    monkeypatch.setattr(lab, "usable_cpus", lambda: cpus)
+    assert lab.training_workers() == workers
 
 
 def test_explorer_marks_the_fault_rate_of_the_chosen_class():
@@ -95,6 +109,19 @@ def test_explorer_marks_the_fault_rate_of_the_chosen_class():
     shapes = figures(at)[2]["layout"]["shapes"]
     bpfo = [s["x0"] for s in shapes][1]
     assert bpfo / (at.session_state[lab.DATA_KEY].recordings[8].meta["rpm"] / 60) == pytest.approx(3.5848)
+
+
+def test_the_page_job_trains_side_by_side_with_one_torch_thread_per_run(monkeypatch):
+    plans = []
+    real_start = lab.jobs.start
+    monkeypatch.setattr(lab.jobs, "start", lambda plan: plans.append(plan) or real_start(plan))
+    monkeypatch.setattr(lab, "usable_cpus", lambda: 2)
+    at = open_lab()
+    set_tiny(at)
+    results = train_to_the_end(at)
+    assert [plan.workers for plan in plans] == [2]
+    assert results["config"]["train"]["threads"] == 1
+    assert [(run["model"], run["seed"]) for run in results["runs"]] == [("A", 0), ("B", 0), ("A", 1), ("B", 1)]
 
 
 def test_a_tiny_run_ends_with_the_metrics_table_and_the_verdict(trained):

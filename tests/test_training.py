@@ -124,7 +124,7 @@ def test_thread_count_is_set_for_training_and_restored(windows):
     assert torch.get_num_threads() == before
     huge = []
     train(windows, "A", tiny_config(epochs=1, threads=10_000), seed=0, progress=lambda *_: huge.append(torch.get_num_threads()))
-    assert huge == [min(10_000, os.cpu_count())]
+    assert huge == [min(10_000, training.usable_cpus())]
 
 
 def test_keep_weights_returns_the_restored_state_on_the_cpu(windows):
@@ -199,3 +199,23 @@ def test_the_optimizer_is_adamw_with_the_fused_kernel_on_cpu():
     assert isinstance(optimizer, torch.optim.AdamW)
     assert optimizer.defaults["fused"] is True
     assert (optimizer.defaults["lr"], optimizer.defaults["weight_decay"]) == (0.01, 0.05)
+
+
+def test_usable_cpus_follow_a_cgroup_quota(tmp_path):
+    affinity = len(os.sched_getaffinity(0))
+    v2 = tmp_path / "v2"
+    v2.mkdir()
+    (v2 / "cpu.max").write_text("max 100000\n")
+    assert training.usable_cpus(v2) == affinity  # no quota
+    (v2 / "cpu.max").write_text("50000 100000\n")  # half a CPU still gets one thread
+    assert training.usable_cpus(v2) == 1
+    (v2 / "cpu.max").write_text(f"{150000 * affinity} 100000\n")  # above the affinity mask: the mask wins
+    assert training.usable_cpus(v2) == affinity
+    v1 = tmp_path / "v1"
+    (v1 / "cpu").mkdir(parents=True)
+    (v1 / "cpu" / "cpu.cfs_quota_us").write_text("100000\n")
+    (v1 / "cpu" / "cpu.cfs_period_us").write_text("100000\n")
+    assert training.usable_cpus(v1) == 1
+    (v1 / "cpu" / "cpu.cfs_quota_us").write_text("-1\n")
+    assert training.usable_cpus(v1) == affinity
+    assert training.usable_cpus(tmp_path / "missing") == affinity
