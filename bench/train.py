@@ -104,7 +104,8 @@ class TextbookPositionalEncoding(nn.Module):
 class ReferenceModel(nn.Module):
     """Model A or B as the textbook writes it, with a fresh model's own weights (so both loops start from
     the same weights): torch's own nn.TransformerEncoder forward (global-generator dropout, attention
-    through scaled_dot_product_attention) and, for B, the textbook PE module in place of ours."""
+    through scaled_dot_product_attention) and, for B, the textbook PE module in place of ours. It has no
+    pe_scale or embed_scale: at their defaults (1, off), which the benchmark uses, ours computes the same."""
 
     def __init__(self, ours: nn.Module, dropout: float):
         super().__init__()

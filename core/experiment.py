@@ -12,8 +12,9 @@ Evaluations beyond one split (core.evaluation), each adding a block to the JSON 
 
 It runs `core.jobs.run_plan`, the loop the Fault lab's background job runs, so any number on the page can be
 reproduced here with the same settings; `command_line(results["config"])` writes the command that does so.
-Runs train side by side, one per CPU core by default (`--workers`); each run's result depends on its seed
-alone, so the worker count changes the wall time, never a number. Bad data or settings print one line saying what to change and exit with status 2.
+Runs train side by side, one per CPU core by default (`--workers`; one at a time on a GPU); each run's
+result depends on its seed alone, so the worker count changes the wall time (and the seconds and windows/s
+recorded per run), never a metric. Bad data or settings print one line saying what to change and exit with status 2.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from core import evaluation
 from core.jobs import DEFAULT_SHARES, MAIN_STAGE, Plan, run_plan
 from core.models import MODEL_NAMES, TOKEN_KINDS, ModelConfig
 from core.results import METRICS, save_results, summary_table
-from core.training import LR_SCHEDULES, TrainConfig, usable_cpus
+from core.training import LR_SCHEDULES, TrainConfig, pick_device, usable_cpus
 from core.vibration import DataError
 from core.vibration.windows import MODES
 
@@ -234,12 +235,15 @@ def make_plan(args: argparse.Namespace) -> Plan:
         snr_db=args.snr,
         compare_splits=len(args.split) == 2,
         d_models=args.d_model if args.d_model and len(args.d_model) > 1 else None,
-        workers=args.workers if args.workers is not None else default_workers(args.threads),
+        workers=args.workers if args.workers is not None else default_workers(args.threads, args.device),
     )
 
 
-def default_workers(threads: int) -> int:
-    """Runs side by side that fill the usable CPUs, each with `threads` torch threads."""
+def default_workers(threads: int, device: str = "cpu") -> int:
+    """Runs side by side that fill the usable CPUs, each with `threads` torch threads; one at a time on a
+    GPU, which a single run of these small models already shares poorly with itself."""
+    if pick_device(None if device == "auto" else device).type == "cuda":
+        return 1
     return max(1, usable_cpus() // max(1, threads))
 
 

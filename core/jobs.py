@@ -28,10 +28,10 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import queue
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any
@@ -362,35 +362,62 @@ def _train_side_by_side(
     one-at-a-time loop gives them, and whether a stop was requested.
 
     Each run draws only from generators seeded by its own seed (core.training), so its result is the one it
-    has when trained alone. torch's thread count is process-wide: it is set here once, before any run
-    starts, so that no run changes it under another. A run that fails stops the others and its error is
-    raised; `on_run_end` is called from this thread, as each run finishes."""
+    has when trained alone. torch.set_num_threads sets the calling thread's count and the default that new
+    threads take: it is set here, before the run threads start, so each gets `threads` and no run changes
+    another's. A run that fails, a stop request, or an interrupt of this thread (Ctrl-C) halts the rest:
+    no new run starts and those in progress stop before their next batch. The run threads are daemons, so a
+    server shutting down does not wait for them. `on_run_end` is called from this thread, as runs finish."""
     halt = threading.Event()
 
     def stop() -> bool:
         return halt.is_set() or (should_stop is not None and should_stop())
 
+    pending = list(enumerate(tasks))
+    pending_lock = threading.Lock()
+    outcomes: queue.Queue[tuple[int, dict[str, Any] | None, BaseException | None]] = queue.Queue()
+
+    def work() -> None:
+        while True:
+            with pending_lock:
+                if not pending or stop():
+                    return
+                index, (seed, model) = pending.pop(0)
+            try:
+                outcomes.put((index, train_one(stage, seed, model, stop), None))
+            except BaseException as error:  # reported to the coordinating thread, which decides
+                outcomes.put((index, None, error))
+
     finished: dict[int, dict[str, Any]] = {}
     stopped, failure = False, None
     threads = cpu_threads(stage.config.threads) if pick_device(plan.device).type == "cpu" else nullcontext()
-    with threads, ThreadPoolExecutor(max_workers=plan.workers, thread_name_prefix="pe-lab-run") as pool:
-        futures = {pool.submit(train_one, stage, seed, model, stop): index for index, (seed, model) in enumerate(tasks)}
-        for future in as_completed(futures):
-            try:
-                run = future.result()
-            except TrainingStopped:
-                stopped = True
-                halt.set()
-                continue
-            except BaseException as error:  # the first failure wins; the others are stopped
-                failure = failure or error
-                halt.set()
-                continue
-            finished[futures[future]] = run
-            if on_run_end is not None:
-                on_run_end(run)
+    with threads:
+        workers = [
+            threading.Thread(target=work, name=f"pe-lab-run-{n}", daemon=True) for n in range(min(plan.workers, len(tasks)))
+        ]
+        for worker in workers:
+            worker.start()
+        try:
+            while any(worker.is_alive() for worker in workers) or not outcomes.empty():
+                try:
+                    index, run, error = outcomes.get(timeout=0.1)
+                except queue.Empty:
+                    continue
+                if isinstance(error, TrainingStopped):
+                    stopped = True
+                    halt.set()
+                elif error is not None:  # the first failure wins; the others are stopped
+                    failure = failure or error
+                    halt.set()
+                else:
+                    finished[index] = run
+                    if on_run_end is not None:
+                        on_run_end(run)
+        except BaseException:
+            halt.set()
+            raise
     if failure is not None:
         raise failure
+    stopped = stopped or len(finished) < len(tasks)  # a stop asked between runs: the rest never started
     return [finished[index] for index in sorted(finished)], stopped
 
 
@@ -409,6 +436,7 @@ class Job:
         self._model: str | None = None
         self._seed: int | None = None
         self._history: list[dict[str, float]] = []
+        self._histories: dict[tuple[str, int], list[dict[str, float]]] = {}
         self._runs: list[dict[str, Any]] = []
         self._finished_runs = 0
         self._stage: str | None = None
@@ -492,15 +520,23 @@ class Job:
         else:
             self._finish("done", result=results)
 
+    # With runs side by side the status follows one of them: the newest, and when it ends the newest of
+    # those still training. `_histories` holds the epochs of every run in progress.
+
     def _on_run_start(self, model: str, seed: int) -> None:
         with self._lock:
-            self._model, self._seed, self._history = model, seed, []
+            self._histories[(model, seed)] = []
+            self._follow((model, seed))
 
     def _on_epoch(self, epoch: int, metrics: dict[str, float]) -> None:
         with self._lock:
-            # with runs side by side the live curve follows the run started last; the others report when done
-            if current_run() == (self._model, self._seed):
-                self._history.append(dict(metrics))
+            history = self._histories.get(current_run())
+            if history is not None:
+                history.append(dict(metrics))
+
+    def _follow(self, run: tuple[str, int]) -> None:
+        self._model, self._seed = run
+        self._history = self._histories.get(run, [])
 
     def _on_stage(self, stage: str, windows: Any) -> None:
         with self._lock:
@@ -509,6 +545,10 @@ class Job:
     def _on_run_end(self, run: dict[str, Any]) -> None:
         with self._lock:
             self._finished_runs += 1
+            ended = (run["model"], run["seed"])
+            self._histories.pop(ended, None)
+            if ended == (self._model, self._seed) and self._histories:
+                self._follow(list(self._histories)[-1])  # else it stays shown until the next run starts
             weights = run.pop("weights", None)
             if weights is not None:
                 self._weights[f"{run['model']}/seed{run['seed']}"] = weights

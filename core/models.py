@@ -201,9 +201,12 @@ def dropout(x: torch.Tensor, p: float, training: bool, stream: DropoutStream | N
     if not training or p == 0.0:
         return x
     uniform = torch.rand(x.shape, device=x.device) if stream is None else stream.uniform(x.shape)
+    if uniform.dtype != x.dtype:
+        # bf16 activations under CUDA autocast: a bf16 mask would round 1 / (1 - p) (1.111 -> 1.109), so
+        # the scale stays a Python float, applied at full precision
+        return x * uniform.ge(p).to(x.dtype) * (1.0 / (1.0 - p))
     # ge_ in place keeps the float dtype: a 0 / 1 mask, scaled in place, and one multiply left for autograd
-    mask = uniform.ge_(p).mul_(1.0 / (1.0 - p))
-    return x * (mask if mask.dtype == x.dtype else mask.to(x.dtype))  # bf16 activations under CUDA autocast
+    return x * uniform.ge_(p).mul_(1.0 / (1.0 - p))
 
 
 class SeededTransformerEncoder(nn.TransformerEncoder):

@@ -106,13 +106,16 @@ def _seeded_model(
         model = build_model(model_name, window, n_classes, model_config).to(device)
     if hasattr(model, "dropout_stream"):
         # a stream of its own, apart from the shuffle's (also seeded by `seed`)
-        model.dropout_stream = DropoutStream(int(np.random.SeedSequence([seed, 1]).generate_state(1)[0]), device)
+        # (% 2**64: SeedSequence takes no negative numbers, torch.manual_seed does)
+        model.dropout_stream = DropoutStream(int(np.random.SeedSequence([seed % 2**64, 1]).generate_state(1)[0]), device)
     return model
 
 
 def usable_cpus(cgroup_root: Path = Path("/sys/fs/cgroup")) -> int:
-    """CPUs this process may use: its affinity mask, capped by a cgroup CPU quota. In a container (Streamlit
-    Community Cloud among them) os.cpu_count() reports the host's cores, not the share the app gets."""
+    """CPUs this process may use: its affinity mask, capped by a cgroup CPU quota (rounded up: 1.5 CPUs
+    give 2). In a container (Streamlit Community Cloud among them) os.cpu_count() reports the host's cores,
+    not the share the app gets. Only the quota of the process's own cgroup root is read, which is what a
+    container with its own cgroup namespace sees; a limit set further up the tree is not found."""
     count = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     quota = _cgroup_cpu_quota(cgroup_root)
     return max(1, min(count, math.ceil(quota)) if quota is not None else count)

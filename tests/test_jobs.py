@@ -208,22 +208,19 @@ def test_runs_side_by_side_give_the_numbers_of_runs_one_at_a_time(windows):
 
 
 def test_a_failing_run_side_by_side_stops_the_others_and_raises(windows, monkeypatch):
-    real_train = jobs.train
     stopped_by_the_failure = threading.Event()
 
     def train_failing_a(windows, model, config, seed, device, progress, should_stop, keep_weights, extra_sets):
         if model == "A":
             raise FloatingPointError("A diverged")
-        while not should_stop():  # B runs until the failure of A stops it
-            time.sleep(0.001)
+        wait_until(should_stop)  # B runs until the failure of A stops it
         stopped_by_the_failure.set()
         raise TrainingStopped("stopped")
 
     monkeypatch.setattr(jobs, "train", train_failing_a)
     with pytest.raises(FloatingPointError, match="A diverged"):
-        jobs.run_plan(jobs.Plan(data=windows, models=["A", "B"], seeds=[0], config=tiny_config(), workers=2))
+        jobs.run_plan(jobs.Plan(data=windows, models=["A", "B"], seeds=[0, 1], config=tiny_config(), workers=2))
     assert stopped_by_the_failure.is_set()
-    monkeypatch.setattr(jobs, "train", real_train)
 
 
 def test_a_stop_side_by_side_keeps_the_runs_that_finished(windows, monkeypatch):
@@ -235,8 +232,7 @@ def test_a_stop_side_by_side_keeps_the_runs_that_finished(windows, monkeypatch):
             run = real_train(windows, model, tiny_config(epochs=1), seed, device, progress, should_stop, keep_weights)
             stop.set()  # the user presses stop once A has finished
             return run
-        while not should_stop():
-            time.sleep(0.001)
+        wait_until(should_stop)
         raise TrainingStopped("stopped")
 
     monkeypatch.setattr(jobs, "train", train_endless_b)
@@ -256,7 +252,8 @@ def test_a_job_side_by_side_shows_one_runs_curve_at_a_time(windows):
     plan = jobs.Plan(data=windows, models=["A", "B"], seeds=[0, 1], config=tiny_config(epochs=4, patience=4), workers=2)
     job = jobs.start(plan)
     histories = []
-    while not job.done:
+    deadline = time.monotonic() + WAIT_S
+    while not job.done and time.monotonic() < deadline:
         status = job.status()
         if status.history:
             histories.append((status.model, status.seed, [row["epoch"] for row in status.history]))
@@ -266,3 +263,32 @@ def test_a_job_side_by_side_shows_one_runs_curve_at_a_time(windows):
     for model, seed, epochs in histories:  # never the epochs of two runs mixed in one curve
         assert epochs == list(range(1, len(epochs) + 1)), (model, seed, epochs)
     assert sorted((run["model"], run["seed"]) for run in job.status().runs) == [("A", 0), ("A", 1), ("B", 0), ("B", 1)]
+
+
+def test_when_the_followed_run_ends_the_status_follows_one_still_training(windows, monkeypatch):
+    # A (started first) trains until B has ended; the status must then show A's epochs, not B's finished curve
+    real_train = jobs.train
+    b_ended = threading.Event()
+
+    def train_slow_a(windows, model, config, seed, device, progress, should_stop, keep_weights, extra_sets):
+        if model == "A":
+            progress(1, {"epoch": 1, "train_loss": 1.0, "val_loss": 1.0, "val_accuracy": 0.5})
+            wait_until(b_ended.is_set)
+            progress(2, {"epoch": 2, "train_loss": 0.9, "val_loss": 0.9, "val_accuracy": 0.6})
+            wait_until(should_stop)
+            raise TrainingStopped("stopped")
+        wait_until(lambda: job.status().model == "B")  # both started, B last
+        run = real_train(windows, model, tiny_config(epochs=1), seed, device, progress, should_stop, keep_weights)
+        return run
+
+    monkeypatch.setattr(jobs, "train", train_slow_a)
+    job = jobs.start(jobs.Plan(data=windows, models=["A", "B"], seeds=[0], config=tiny_config(), workers=2))
+    wait_until(lambda: job.status().run_index == 1)
+    b_ended.set()
+    wait_until(lambda: job.status().epoch == 2)
+    status = job.status()
+    assert (status.model, status.seed) == ("A", 0)
+    assert [row["epoch"] for row in status.history] == [1, 2]
+    assert [run["model"] for run in status.runs] == ["B"]
+    job.stop()
+    assert job.wait(WAIT_S)

@@ -263,3 +263,14 @@ def test_the_models_masks_come_from_its_stream_not_torchs_global_generator():
 def test_dropout_must_be_below_one():
     with pytest.raises(ValueError, match="dropout"):
         build_model("B", WINDOW, CLASSES, small_config(dropout=1.0))
+
+
+def test_dropout_under_bf16_keeps_the_scale_at_full_precision():
+    torch.manual_seed(0)
+    x = (1 + torch.rand(100_000)).to(torch.bfloat16)
+    out = dropout(x, 0.1, training=True, stream=DropoutStream(0))
+    assert out.dtype == torch.bfloat16
+    kept = out != 0
+    ratio = (out[kept].float() / x[kept].float()).mean().item()
+    # unbiased: 1 / 0.9 = 1.1111 on average over the bf16 roundings; a bf16 mask would give 1.109375 every time
+    assert ratio == pytest.approx(1 / 0.9, abs=2e-4)

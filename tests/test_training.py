@@ -219,3 +219,10 @@ def test_usable_cpus_follow_a_cgroup_quota(tmp_path):
     (v1 / "cpu" / "cpu.cfs_quota_us").write_text("-1\n")
     assert training.usable_cpus(v1) == affinity
     assert training.usable_cpus(tmp_path / "missing") == affinity
+
+
+def test_a_negative_seed_trains_and_repeats(windows):
+    config = tiny_config(epochs=1)
+    first, again = train(windows, "B", config, seed=-1), train(windows, "B", config, seed=-1)
+    assert first["history"] == again["history"]
+    assert first["history"] != train(windows, "B", config, seed=1)["history"]

@@ -203,6 +203,8 @@ def training_workers() -> int:
     """Runs trained side by side, one torch thread each, one per usable CPU up to MAX_TRAINING_WORKERS.
     One torch thread per run matters: two OpenMP threads of one run beside the Streamlit server were
     measured to slow training many-fold on a 2-core host, while single-threaded runs only share the cores."""
+    if pick_device(None).type == "cuda":
+        return 1  # a GPU trains one small run at a time well; side by side they only queue on it
     return min(usable_cpus(), MAX_TRAINING_WORKERS)
 
 
