@@ -105,8 +105,8 @@ def _seeded_model(
         torch.manual_seed(seed)
         model = build_model(model_name, window, n_classes, model_config).to(device)
     if hasattr(model, "dropout_stream"):
-        # a stream of its own, apart from the shuffle's (also seeded by `seed`)
-        # (% 2**64: SeedSequence takes no negative numbers, torch.manual_seed does)
+        # a stream of its own, apart from the shuffle's (also seeded by `seed`); SeedSequence takes no
+        # negative numbers where torch.manual_seed does, hence % 2**64
         model.dropout_stream = DropoutStream(int(np.random.SeedSequence([seed % 2**64, 1]).generate_state(1)[0]), device)
     return model
 
