@@ -5,8 +5,9 @@ import shlex
 from pathlib import Path
 
 import pytest
+import torch
 
-from core.experiment import build_parser, command_line, main, make_plan
+from core.experiment import build_parser, command_line, default_workers, main, make_plan
 from core.results import load_results
 from core.training import TrainConfig
 
@@ -49,6 +50,9 @@ def test_workers_default_to_filling_the_cores_and_do_not_change_the_numbers(tmp_
     assert make_plan(build_parser().parse_args(["--duration", "1.5", *TINY])).workers == 8
     assert make_plan(build_parser().parse_args(["--duration", "1.5", *TINY, "--threads", "3"])).workers == 2
     assert make_plan(build_parser().parse_args(["--duration", "1.5", *TINY, "--workers", "1"])).workers == 1
+    monkeypatch.setattr("core.experiment.pick_device", lambda device: torch.device("cuda"))
+    assert default_workers(1, "auto") == 1  # a GPU takes one run at a time
+    monkeypatch.undo()
     args = ["--duration", "1.5", "--models", "A,B", "--seeds", "0,1", "--epochs", "2", *TINY]
     main([*args, "--workers", "1", "--out", str(tmp_path / "alone.json")])
     main([*args, "--workers", "4", "--out", str(tmp_path / "side_by_side.json")])
