@@ -1,0 +1,147 @@
+"""Writes the pipeline's regression fixtures: the results JSON of a few fixed tiny plans, run through the CLI.
+
+    python tests/data/make_fixtures.py            # (re)write tests/data/pipeline_*.json
+    python tests/data/make_fixtures.py --check    # run the plans and compare with the stored files
+
+Each plan is a `python -m core.experiment` argument list on the built-in synthetic set (CPU, one torch
+thread, fixed seeds), so the fixtures pin what the CLI and the Fault lab produce, not how the code is laid
+out inside. `tests/test_fixtures.py` runs the same plans and requires the same JSON, bit for bit, except
+the fields that measure time and `schema_version`. A change that moves numbers on purpose regenerates the
+fixtures with this script, in a commit of its own that names the cause.
+
+Floating-point results depend on the CPU's vector instructions and on torch's kernels, so each file records
+the torch version and the CPU it was made on; on another machine the test skips and says which differs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import platform
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+HERE = Path(__file__).resolve().parent
+TINY = ["--duration", "1.0", "--window", "128", "--patch", "16", "--heads", "2", "--layers", "1", "--threads", "1"]
+PLANS: dict[str, list[str]] = {
+    # A and B with every evaluation on: split comparison, cross-load, noise and the d_model sweep
+    "every_evaluation": [
+        *TINY, "--loads", "0,1", "--models", "A,B", "--seeds", "0,1", "--epochs", "2", "--workers", "1",
+        "--split", "time,random", "--train-loads", "0,1", "--test-loads", "0,1", "--snr=-4,0,8",
+        "--d-model", "16,32",
+    ],
+    # every other model, FFT tokens, two runs side by side
+    "every_model_fft": [
+        *TINY, "--models", "A,A+PE,B-noPE,B,B-learned,B-concat,CNN", "--seeds", "3", "--epochs", "2",
+        "--tokens", "fft", "--workers", "2", "--d-model", "32",
+    ],
+    # the leaky split, a cosine schedule, an overlapping stride and other shares, metric F1
+    "random_split_cosine": [
+        *TINY, "--models", "A,B", "--seeds", "0,1", "--epochs", "3", "--split", "random", "--lr-schedule", "cosine",
+        "--stride", "96", "--shares", "0.6,0.2,0.2", "--data-seed", "2", "--split-seed", "5", "--metric", "f1",
+        "--embed-scale", "--pe-scale", "0.5", "--workers", "1",
+    ],
+}
+# Fields that measure time (or say which schema wrote the file), not what was computed.
+TIMING_KEYS = frozenset({"train_seconds", "windows_per_second", "wall_seconds", "schema_version"})
+
+
+def environment() -> dict[str, str]:
+    """What the numbers depend on besides the code: torch's version and the CPU's instruction sets."""
+    import torch
+
+    flags = ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("flags"):
+                flags = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {
+        "torch": torch.__version__,
+        "cpu_capability": torch.backends.cpu.get_cpu_capability(),
+        "machine": platform.machine(),
+        "cpu_flags": " ".join(sorted(flags.split())),
+    }
+
+
+def fixture_path(name: str) -> Path:
+    return HERE / f"pipeline_{name}.json"
+
+
+def run_plan_argv(argv: list[str]) -> dict:
+    """The results JSON the CLI writes for `argv`."""
+    from core.experiment import main
+
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "results.json"
+        with contextlib.redirect_stdout(io.StringIO()):  # the CLI prints its tables even when quiet
+            code = main([*argv, "--quiet", "--out", str(out)])
+        if code != 0:
+            raise RuntimeError(f"the plan {argv} exited with status {code}")
+        return json.loads(out.read_text(encoding="utf-8"))
+
+
+def without_timing(value):
+    """`value` with every timing field removed, at any depth."""
+    if isinstance(value, dict):
+        return {key: without_timing(item) for key, item in value.items() if key not in TIMING_KEYS}
+    if isinstance(value, list):
+        return [without_timing(item) for item in value]
+    return value
+
+
+def first_difference(expected, actual, where: str = "results") -> str | None:
+    """Where two JSON values first differ, in words, or None when they are equal."""
+    if type(expected) is not type(actual):
+        return f"{where}: {type(expected).__name__} {expected!r:.80} != {type(actual).__name__} {actual!r:.80}"
+    if isinstance(expected, dict):
+        if set(expected) != set(actual):
+            return f"{where}: keys differ: missing {sorted(set(expected) - set(actual))}, new {sorted(set(actual) - set(expected))}"
+        for key in expected:
+            found = first_difference(expected[key], actual[key], f"{where}.{key}")
+            if found:
+                return found
+        return None
+    if isinstance(expected, list):
+        if len(expected) != len(actual):
+            return f"{where}: {len(expected)} items != {len(actual)}"
+        for i, (one, other) in enumerate(zip(expected, actual)):
+            found = first_difference(one, other, f"{where}[{i}]")
+            if found:
+                return found
+        return None
+    return None if expected == actual else f"{where}: {expected!r} != {actual!r}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--check", action="store_true", help="compare with the stored fixtures instead of writing")
+    parser.add_argument("--plans", default=",".join(PLANS), help="comma-separated among " + ",".join(PLANS))
+    args = parser.parse_args(argv)
+    failed = 0
+    for name in args.plans.split(","):
+        results = run_plan_argv(PLANS[name])
+        path = fixture_path(name)
+        if args.check:
+            stored = json.loads(path.read_text(encoding="utf-8"))
+            difference = first_difference(without_timing(stored["results"]), without_timing(results))
+            print(f"{name}: {'identical' if difference is None else 'DIFFERS at ' + difference}")
+            failed += difference is not None
+        else:
+            fixture = {"argv": PLANS[name], "environment": environment(), "results": results}
+            path.write_text(json.dumps(fixture, separators=(",", ":"), allow_nan=False) + "\n", encoding="utf-8")
+            print(f"{name}: wrote {path.name} ({path.stat().st_size:,} bytes)")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
