@@ -12,7 +12,9 @@ from ui.rooms import built_rooms
 gc.collect()
 st.set_page_config(page_title="PE Lab", page_icon=":material/waves:", layout="wide")
 
-sections: dict[str, list[st.Page]] = {"Story": [st.Page("pages/home.py", title="Home", icon=":material/home:", default=True)]}
+sections: dict[str, list[st.Page]] = {
+    "Story": [st.Page("pages/home.py", title="Home", icon=":material/home:", default=True)]
+}
 for room in built_rooms():
     sections.setdefault(room.section, []).append(st.Page(room.path, title=room.title, icon=room.icon))
 

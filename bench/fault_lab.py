@@ -19,7 +19,7 @@ sys.path.insert(0, str(ROOT))
 
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from core import results as results_json  # noqa: E402
+from core import report  # noqa: E402
 from ui import fault_lab as lab  # noqa: E402
 
 CWRU_DIR = ROOT.parent / "shared" / "data" / "cwru"
@@ -33,11 +33,13 @@ def press_train(at: AppTest, label: str) -> None:
         at.run()
     seconds = time.perf_counter() - start
     results = at.session_state[lab.RESULTS_KEY]
-    table = results_json.summary_table(results)
+    table = report.summary_table(results)
     print(f"\n{label}: {seconds:.1f} s from the click to the verdict ({results['runs'][0]['device']})")
     for _, row in table.iterrows():
-        print(f"  {row['model']:<4} accuracy {100 * row['accuracy_mean']:.1f} ± {100 * row['accuracy_sd']:.1f} %"
-              f"  F1 {100 * row['f1_mean']:.1f} ± {100 * row['f1_sd']:.1f} %  (n={row['seeds']})")
+        print(
+            f"  {row['model']:<4} accuracy {100 * row['accuracy_mean']:.1f} ± {100 * row['accuracy_sd']:.1f} %"
+            f"  F1 {100 * row['f1_mean']:.1f} ± {100 * row['f1_sd']:.1f} %  (n={row['seeds']})"
+        )
     print(f"  verdict: {results['verdict']}")
 
 
@@ -48,8 +50,11 @@ def main() -> None:
 
     at = AppTest.from_file(str(ROOT / "pages" / "fault_lab.py"), default_timeout=600)
     at.run()
-    print(f"settings: models {at.multiselect(key='models').value}, seeds {at.slider(key='seeds').value}, "
-          f"epochs {at.slider(key='epochs').value}, window {at.selectbox(key='win').value}, split {at.radio(key='split').value}")
+    print(
+        f"settings: models {at.multiselect(key='models').value}, seeds {at.slider(key='seeds').value}, "
+        f"epochs {at.slider(key='epochs').value}, window {at.selectbox(key='win').value}, "
+        f"split {at.radio(key='split').value}"
+    )
     press_train(at, "synthetic set (default)")
 
     if args.skip_cwru:

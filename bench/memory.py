@@ -52,21 +52,32 @@ SIXTEEN_SCORES = "%2C".join(str(s) for s in (1e6, -1e6, 3, 1, 4, 1, 5, 9, 2, 6, 
 SIMILARITY = f"similarity?d=1024&base={BASES_MAX}&n=1024&kmax=512&t=1024&k=1024"
 EXPLAINER_STEPS = [
     ("home", "", "The rooms of the lab"),
-    ("encoding matrix, largest", f"encoding_matrix?n=4096&d=1024&base={BASES_MAX}&layout=concatenated&zr=4000&zc=960"
-                                 f"&t=4095&{EIGHT_DIMENSIONS}", "What the naive schemes get wrong"),
+    (
+        "encoding matrix, largest",
+        f"encoding_matrix?n=4096&d=1024&base={BASES_MAX}&layout=concatenated&zr=4000&zc=960&t=4095&{EIGHT_DIMENSIONS}",
+        "What the naive schemes get wrong",
+    ),
     ("wavelengths, largest", f"wavelengths?d=1024&base={BASES_MAX}&bits=6", "The binary-counter analogy"),
     ("similarity, learned (init)", SIMILARITY, "The same picture for the other schemes"),  # the default scheme
     ("similarity, RoPE", f"{SIMILARITY}&scheme=RoPE&s=512", "Shift both positions by s"),
     ("similarity, ALiBi", f"{SIMILARITY}&scheme=ALiBi", "The same picture for the other schemes"),
     ("similarity, complex", f"{SIMILARITY}&scheme=complex+%28Wang+et+al.%29", "The same picture for the other schemes"),
-    ("softmax saturation, largest", f"softmax_saturation?a=1000&mc=8000&dk=4096&temp=10&n=4096&scores={SIXTEEN_SCORES}",
-     "The price of attention"),
+    (
+        "softmax saturation, largest",
+        f"softmax_saturation?a=1000&mc=8000&dk=4096&temp=10&n=4096&scores={SIXTEEN_SCORES}",
+        "The price of attention",
+    ),
 ]
 CACHE_FILLING_STEPS = [
-    (f"encoding matrix, base {base}, {layout}",
-     "encoding_matrix?n=4096&d=1024" + (f"&base={base}" if base != 10_000 else "") + (f"&layout={layout}" if layout != "interleaved" else ""),
-     "What the naive schemes get wrong")
-    for base in BASES for layout in ("interleaved", "concatenated")
+    (
+        f"encoding matrix, base {base}, {layout}",
+        "encoding_matrix?n=4096&d=1024"
+        + (f"&base={base}" if base != 10_000 else "")
+        + (f"&layout={layout}" if layout != "interleaved" else ""),
+        "What the naive schemes get wrong",
+    )
+    for base in BASES
+    for layout in ("interleaved", "concatenated")
 ]
 ALL_LOADS = "&".join(f"dloads={load}" for load in (0, 1, 2, 3))
 
@@ -193,7 +204,9 @@ def visitor(url: str, train_timeout_s: float, report, fill_caches: bool) -> None
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:  # one per thread: Playwright's sync API is not thread-safe
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"])
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"]
+        )
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         tour(page, url, train_timeout_s, report, fill_caches)
         browser.close()
@@ -202,7 +215,9 @@ def visitor(url: str, train_timeout_s: float, report, fill_caches: bool) -> None
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, default=1, help="browser sessions taking the tour at once")
-    parser.add_argument("--fill-caches", action="store_true", help="first fill the Encoding matrix cache at its largest size")
+    parser.add_argument(
+        "--fill-caches", action="store_true", help="first fill the Encoding matrix cache at its largest size"
+    )
     parser.add_argument("--train-timeout", type=float, default=1200.0, help="seconds to wait for the training")
     args = parser.parse_args()
     if not Path(CHROMIUM).exists():
@@ -214,8 +229,12 @@ def main() -> None:
     def reporter(session: int):
         def report(label: str, seconds: float) -> None:
             prefix = f"[{session}] " if args.sessions > 1 else ""
-            print(f"{prefix}{label:<40} {seconds:7.1f} s   RSS {mb(watch.server_rss_kb):7.0f} MB   "
-                  f"peak so far {mb(watch.server_peak_kb):7.0f} MB", flush=True)
+            print(
+                f"{prefix}{label:<40} {seconds:7.1f} s   RSS {mb(watch.server_rss_kb):7.0f} MB   "
+                f"peak so far {mb(watch.server_peak_kb):7.0f} MB",
+                flush=True,
+            )
+
         return report
 
     reporter(0)("server started", 0.0)
@@ -241,9 +260,12 @@ def main() -> None:
     if failures:
         raise SystemExit(f"{len(failures)} session(s) failed: {failures[0]!r}")
     peak = max(server_peak + mb(watch.children_peak_kb), mb(watch.total_peak_kb))
-    print(f"\nserver peak resident memory (VmHWM): {server_peak:.0f} MB; child processes at most "
-          f"{mb(watch.children_peak_kb):.0f} MB; peak {peak:.0f} MB against the {BUDGET_MB:.0f} MB budget: "
-          f"{'ok' if peak < BUDGET_MB else 'OVER'}  ({args.sessions} session(s){', caches filled' if args.fill_caches else ''}, {os.cpu_count()} CPUs)")
+    print(
+        f"\nserver peak resident memory (VmHWM): {server_peak:.0f} MB; child processes at most "
+        f"{mb(watch.children_peak_kb):.0f} MB; peak {peak:.0f} MB against the {BUDGET_MB:.0f} MB budget: "
+        f"{'ok' if peak < BUDGET_MB else 'OVER'}  ({args.sessions} session(s)"
+        f"{', caches filled' if args.fill_caches else ''}, {os.cpu_count()} CPUs)"
+    )
     if peak >= BUDGET_MB:
         sys.exit(1)
 

@@ -25,10 +25,24 @@ PAGES: dict[str, dict[str, str]] = {
     "app.py": {},  # the home page, through the navigation
     "pages/encoding_matrix.py": {"n": "4096", "d": "1024", "base": "1000000", "t": "4095", "zr": "4000", "zc": "960"},
     "pages/wavelengths.py": {"d": "1024", "base": "1000000", "bits": "6"},
-    "pages/similarity.py": {"d": "1024", "n": "1024", "kmax": "512", "t": "1024", "k": "1024", "base": "1000000",
-                            "scheme": "RoPE", "s": "512"},
-    "pages/softmax_saturation.py": {"a": "1000", "mc": "8000", "dk": "4096", "temp": "0.05",
-                                    "scores": ",".join(str(i) for i in range(16)), "n": "4096"},
+    "pages/similarity.py": {
+        "d": "1024",
+        "n": "1024",
+        "kmax": "512",
+        "t": "1024",
+        "k": "1024",
+        "base": "1000000",
+        "scheme": "RoPE",
+        "s": "512",
+    },
+    "pages/softmax_saturation.py": {
+        "a": "1000",
+        "mc": "8000",
+        "dk": "4096",
+        "temp": "0.05",
+        "scores": ",".join(str(i) for i in range(16)),
+        "n": "4096",
+    },
     "pages/fault_lab.py": {},
 }
 REPEATS = 3
@@ -55,7 +69,10 @@ def run_once(page: str, query: dict[str, str]) -> tuple[float, float, int]:
 def main() -> None:
     # Warm the imports once so "cold" measures the page, not Python importing plotly and pandas.
     run_once("pages/wavelengths.py", {})
-    print(f"{'page':<30} {'settings':<9} {'cold s':>7} {'warm s':>7} {'figure MB':>10}  targets: warm <= 0.3 / 1.5 s, <= 3 MB")
+    print(
+        f"{'page':<30} {'settings':<9} {'cold s':>7} {'warm s':>7} {'figure MB':>10}  "
+        "targets: warm <= 0.3 / 1.5 s, <= 3 MB"
+    )
     for page, largest in PAGES.items():
         if not (ROOT / page).exists():
             print(f"{page:<30} (not built yet)")

@@ -54,8 +54,10 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=5, help="synthetic seeds for the accuracy spread")
     args = parser.parse_args()
 
-    print(f"synthetic_bearing_set, median of 5: {generation_seconds((0,)):.2f} s for one load, "
-          f"{generation_seconds((0, 1, 2, 3)):.2f} s for four loads")
+    print(
+        f"synthetic_bearing_set, median of 5: {generation_seconds((0,)):.2f} s for one load, "
+        f"{generation_seconds((0, 1, 2, 3)):.2f} s for four loads"
+    )
 
     synthetic = synthetic_bearing_set(seed=0)
     synthetic_accuracies = [statistics_baseline_accuracy(synthetic_bearing_set(seed=s)) for s in range(args.seeds)]
@@ -75,8 +77,10 @@ def main() -> None:
     print("\nLogistic regression on per-window RMS, kurtosis, crest factor (1024 samples, time split, test split):")
     print(f"  real CWRU 0 HP:     {real_accuracy:.3f}")
     print(f"  synthetic seed 0:   {synthetic_accuracies[0]:.3f}")
-    print(f"  synthetic seeds 0-{args.seeds - 1}: mean {np.mean(synthetic_accuracies):.3f}, "
-          f"range {min(synthetic_accuracies):.3f}-{max(synthetic_accuracies):.3f}")
+    print(
+        f"  synthetic seeds 0-{args.seeds - 1}: mean {np.mean(synthetic_accuracies):.3f}, "
+        f"range {min(synthetic_accuracies):.3f}-{max(synthetic_accuracies):.3f}"
+    )
     print(f"  largest gap to real: {100 * max(abs(a - real_accuracy) for a in synthetic_accuracies):.1f} points")
 
     print("\nEnvelope spectrum, strongest line 10-500 Hz, real files:")
@@ -85,7 +89,9 @@ def main() -> None:
         recording = by_file[filename]
         expected = fault_frequencies(recording.meta["rpm_measured"])[rate]
         found = envelope_spectrum(recording.signal, recording.sample_rate).peak(10, 500)
-        print(f"  {filename}: {found:.1f} Hz vs {rate} {expected:.1f} Hz ({100 * (found - expected) / expected:+.2f} %)")
+        print(
+            f"  {filename}: {found:.1f} Hz vs {rate} {expected:.1f} Hz ({100 * (found - expected) / expected:+.2f} %)"
+        )
 
 
 if __name__ == "__main__":

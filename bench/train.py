@@ -20,7 +20,7 @@ Prints, with a timestamp on every line (flushed, so a partial run is still usefu
 
 The output also goes to --out, and every results JSON to the same path with ".json". The CWRU data is read
 from ../shared/data/cwru beside the repository; without it the CWRU sections are skipped with a message.
-Training runs through core.jobs.run_plan, the code path of the page and the CLI, with the default
+Training runs through core.plan.run_plan, the code path of the page and the CLI, with the default
 hyper-parameters of core.training.TrainConfig, one run per CPU core side by side as the CLI does by default
 (each run's numbers are those it gets alone; the throughput section runs one loop at a time).
 """
@@ -46,12 +46,15 @@ from torch.utils.data import DataLoader, TensorDataset
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from core import evaluation  # noqa: E402
-from core.experiment import default_workers, format_evaluations, format_table  # noqa: E402
-from core.jobs import Plan, run_plan  # noqa: E402
+from core import report  # noqa: E402
+from core.data_spec import DataSpec  # noqa: E402
+from core.evaluations.split_comparison import split_comparison_block, split_table  # noqa: E402
+from core.experiment import report_text  # noqa: E402
 from core.models import MODEL_NAMES, build_model  # noqa: E402
-from core.results import build_results, comparison_word  # noqa: E402
-from core.training import TrainConfig, train  # noqa: E402
+from core.plan import Plan, RunFinished, StageStarted, run_plan  # noqa: E402
+from core.report import comparison_word  # noqa: E402
+from core.results import build_results  # noqa: E402
+from core.training import TrainConfig, default_workers, train  # noqa: E402
 from core.vibration import load_cwru, make_windows, synthetic_bearing_set  # noqa: E402
 
 CWRU_DIR = REPO.parent / "shared" / "data" / "cwru"
@@ -139,7 +142,9 @@ def reference_loop(model: nn.Module, windows: Any, config: TrainConfig, epochs: 
     torch.set_num_threads(config.threads)
     train_set = TensorDataset(torch.from_numpy(windows.x_train), torch.from_numpy(windows.y_train))
     val_set = TensorDataset(torch.from_numpy(windows.x_val), torch.from_numpy(windows.y_val))
-    loader = DataLoader(train_set, batch_size=config.batch_size, shuffle=True, generator=torch.Generator().manual_seed(seed))
+    loader = DataLoader(
+        train_set, batch_size=config.batch_size, shuffle=True, generator=torch.Generator().manual_seed(seed)
+    )
     val_loader = DataLoader(val_set, batch_size=config.batch_size)
     optimizer = torch.optim.AdamW(model.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay)
     loss_fn = nn.CrossEntropyLoss()
@@ -170,8 +175,10 @@ def our_loop(model_name: str, windows: Any, config: TrainConfig, epochs: int, se
 
 
 def throughput(log: Log, windows: Any, config: TrainConfig, epochs: int, repeats: int) -> dict[str, Any]:
-    log(f"Throughput: {epochs} epochs of {len(windows.x_train)} training windows, batch {config.batch_size}, "
-        f"{config.threads} thread(s), CPU; ours and the reference alternate, median of {repeats}")
+    log(
+        f"Throughput: {epochs} epochs of {len(windows.x_train)} training windows, batch {config.batch_size}, "
+        f"{config.threads} thread(s), CPU; ours and the reference alternate, median of {repeats}"
+    )
     rows = {}
     for model_name in ("A", "B"):
         # one untimed epoch of each first: the first model built in a process pays for allocator and kernel warm-up
@@ -192,9 +199,11 @@ def throughput(log: Log, windows: Any, config: TrainConfig, epochs: int, repeats
         for kind in row:
             row[kind]["ratio"] = row[kind]["ours"] / row[kind]["reference"]
         rows[model_name] = row
-        log(f"  {model_name}: whole loop {row['loop']['ours']:.0f} vs {row['loop']['reference']:.0f} windows/s "
+        log(
+            f"  {model_name}: whole loop {row['loop']['ours']:.0f} vs {row['loop']['reference']:.0f} windows/s "
             f"(ratio {row['loop']['ratio']:.2f}); training passes only {row['training']['ours']:.0f} vs "
-            f"{row['training']['reference']:.0f} (ratio {row['training']['ratio']:.2f})")
+            f"{row['training']['reference']:.0f} (ratio {row['training']['ratio']:.2f})"
+        )
     return rows
 
 
@@ -204,27 +213,45 @@ def throughput(log: Log, windows: Any, config: TrainConfig, epochs: int, repeats
 def run_logged(log: Log, plan: Plan, label: str) -> tuple[dict[str, Any], float]:
     log(f"{label}: models {', '.join(plan.models)}; seeds {plan.seeds}; {plan.run_count()} runs")
     started = time.perf_counter()
-    results = run_plan(
-        plan,
-        on_stage=lambda stage, w: log(f"  {stage}: {len(w.class_names)} classes, train/val/test "
-                                      f"{len(w.x_train)}/{len(w.x_val)}/{len(w.x_test)}, {w.mode} split"),
-        on_run_end=lambda run: log(
-            f"  {run['model']:<9} seed {run['seed']}{'' if run['stage'] == 'main' else ' [' + run['stage'] + ']'}: "
-            f"accuracy {100 * run['accuracy']:.1f} %, F1 {100 * run['f1']:.1f} %, {run['epochs']} epochs "
-            f"(best {run['best_epoch']}), {run['train_seconds']:.1f} s, {run['windows_per_second']:.0f} windows/s"
-        ),
-    )
+
+    def progress(event: Any) -> None:
+        if isinstance(event, StageStarted):
+            w = event.windows
+            log(
+                f"  {event.stage.label}: {len(w.class_names)} classes, train/val/test "
+                f"{len(w.x_train)}/{len(w.x_val)}/{len(w.x_test)}, {w.mode} split"
+            )
+        elif isinstance(event, RunFinished):
+            run = event.run
+            log(
+                f"  {run['model']:<9} seed {run['seed']}{'' if run['stage'] == 'main' else ' [' + run['stage'] + ']'}: "
+                f"accuracy {100 * run['accuracy']:.1f} %, F1 {100 * run['f1']:.1f} %, {run['epochs']} epochs "
+                f"(best {run['best_epoch']}), {run['train_seconds']:.1f} s, {run['windows_per_second']:.0f} windows/s"
+            )
+
+    results = run_plan(plan, progress=progress)
     wall = time.perf_counter() - started
     log(f"  wall {wall:.0f} s")
     return results, wall
 
 
-def cwru_plan(recordings: list, models: list[str], seeds: list[int], config: TrainConfig, mode: str = "time", **extra) -> Plan:
-    settings = {"dataset": "cwru", "loads": sorted({r.meta["load_hp"] for r in recordings}), "channel": "DE",
-                "data": str(CWRU_DIR)}
-    return Plan(data=recordings, models=models, seeds=seeds, config=config, device="cpu", data_settings=settings,
-                keep_weights=False, windowing={"window": WINDOW, "mode": mode}, workers=default_workers(config.threads),
-                **extra)
+def cwru_plan(
+    recordings: list, models: list[str], seeds: list[int], config: TrainConfig, mode: str = "time", **extra
+) -> Plan:
+    spec = DataSpec("cwru", loads=tuple(sorted({r.meta["load_hp"] for r in recordings})), folder=str(CWRU_DIR))
+    settings = {**spec.to_dict(), "missing_files": list(getattr(recordings, "missing", []))}
+    return Plan(
+        data=recordings,
+        models=models,
+        seeds=seeds,
+        config=config,
+        device="cpu",
+        data_settings=settings,
+        keep_weights=False,
+        windowing={"window": WINDOW, "mode": mode},
+        workers=default_workers(config.threads),
+        evaluations=extra,
+    )
 
 
 def merge(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
@@ -238,8 +265,15 @@ def verdict_words(results: dict[str, Any]) -> str:
     return "; ".join(words)
 
 
-def models_section(log: Log, recordings: list, models: list[str], seeds: list[int], config: TrainConfig,
-                   saved: dict[str, Any], facts: dict[str, Any]) -> None:
+def models_section(
+    log: Log,
+    recordings: list,
+    models: list[str],
+    seeds: list[int],
+    config: TrainConfig,
+    saved: dict[str, Any],
+    facts: dict[str, Any],
+) -> None:
     by_split: dict[str, dict[str, Any]] = {}
     for tokens in ("time", "fft"):
         token_config = TrainConfig(**{**config.to_dict(), "model": {**config.to_dict()["model"], "tokens": tokens}})
@@ -247,38 +281,42 @@ def models_section(log: Log, recordings: list, models: list[str], seeds: list[in
             label = f"CWRU 0 HP, {tokens} tokens, {mode} split"
             first = [m for m in ("A", "B") if m in models]
             rest = [m for m in models if m not in first]
-            results, wall = run_logged(log, cwru_plan(recordings, first, seeds, token_config, mode), label + " (A and B)")
+            results, wall = run_logged(
+                log, cwru_plan(recordings, first, seeds, token_config, mode), label + " (A and B)"
+            )
             if tokens == "time" and mode == "time":
                 facts["A and B wall"] = wall
             if rest:
-                more, _ = run_logged(log, cwru_plan(recordings, rest, seeds, token_config, mode), label + " (the others)")
+                more, _ = run_logged(
+                    log, cwru_plan(recordings, rest, seeds, token_config, mode), label + " (the others)"
+                )
                 results = merge(results, more)
             saved[label] = results
             by_split.setdefault(tokens, {})[mode] = results
             log(f"{label}: mean ± sd over {len(seeds)} seeds")
-            log(format_table(results))
+            log(report.as_text(report.results_table(results)))
             log("verdict: " + verdict_words(results))
             log(results["verdict"])
             if tokens == "time" and mode == "time":
                 facts["A accuracy"] = results["summary"]["A"]["accuracy"]["mean"] if "A" in results["summary"] else None
     for tokens, runs in by_split.items():
         if len(runs) == 2:
-            block = evaluation.split_comparison_block(
+            block = split_comparison_block(
                 {mode: runs[mode]["runs"] for mode in ("time", "random")}, list(runs["time"]["summary"])
             )
             log(f"Split comparison, {tokens} tokens: accuracy % (mean ± sd), leak = random - time in points (95 % CI)")
-            log(evaluation.split_table(block).to_string())
+            log(report.as_text(split_table(block), index=True))
 
 
 def evaluations_section(log: Log, seeds: list[int], config: TrainConfig, saved: dict[str, Any]) -> None:
     recordings = load_cwru(CWRU_DIR, loads=(0, 1, 2, 3), allow_missing=True)
     log(f"CWRU 0-3 HP: {len(recordings)} files; not in the shared copy: {', '.join(recordings.missing) or 'none'}")
-    plan = cwru_plan(list(recordings), ["A", "B", "CNN"], seeds, config, train_loads=[0], test_loads=[0, 1, 2, 3],
-                     snr_db=[-4, 0, 4, 8])
+    plan = cwru_plan(
+        recordings, ["A", "B", "CNN"], seeds, config, train_loads=[0], test_loads=[0, 1, 2, 3], snr_db=[-4, 0, 4, 8]
+    )
     results, _ = run_logged(log, plan, "Cross-load (train 0 HP) and noise, time tokens, time split")
     saved["cross-load and noise"] = results
-    log(format_table(results))
-    log(format_evaluations(results))
+    log(report_text(results))
 
 
 def synthetic_section(log: Log, config: TrainConfig, saved: dict[str, Any], facts: dict[str, Any]) -> None:
@@ -291,14 +329,22 @@ def synthetic_section(log: Log, config: TrainConfig, saved: dict[str, Any], fact
     for kind, run_config in runs:
         started = time.perf_counter()
         recordings = synthetic_bearing_set()  # the default set: seed 0, 0 HP, 10 s per class
-        plan = Plan(data=recordings, models=["A", "B"], seeds=[0, 1, 2], config=run_config, device="cpu",
-                    keep_weights=False, windowing={"window": WINDOW}, workers=default_workers(run_config.threads),
-                    data_settings={"dataset": "synthetic", "seed": 0, "loads": [0]})
+        plan = Plan(
+            data=recordings,
+            models=["A", "B"],
+            seeds=[0, 1, 2],
+            config=run_config,
+            device="cpu",
+            keep_weights=False,
+            windowing={"window": WINDOW},
+            workers=default_workers(run_config.threads),
+            data_settings=DataSpec().to_dict(),
+        )
         label = f"Synthetic default set (seed 0, 0 HP, 10 s per class), time split, {run_config.epochs} epochs"
         results, _ = run_logged(log, plan, label)
         wall = time.perf_counter() - started
         saved[f"synthetic, {run_config.epochs} epochs"] = results
-        log(format_table(results))
+        log(report.as_text(report.results_table(results)))
         log(f"synthetic, {run_config.epochs} epochs: generation and training {wall:.0f} s")
         if kind == "defaults":
             facts["synthetic wall"] = (run_config.epochs, wall)
@@ -322,10 +368,17 @@ def report_targets(log: Log, facts: dict[str, Any]) -> None:
     log("Targets")
     checks = []
     if facts.get("A accuracy") is not None:
-        checks.append(("A accuracy (time tokens, time split)", f"{100 * facts['A accuracy']:.1f} %", facts["A accuracy"] >= 0.98))
+        checks.append(
+            ("A accuracy (time tokens, time split)", f"{100 * facts['A accuracy']:.1f} %", facts["A accuracy"] >= 0.98)
+        )
     if "A and B wall" in facts:
-        checks.append(("A and B, time tokens, time split, wall", f"{facts['A and B wall']:.0f} s for {facts['seeds']} seed(s)",
-                       facts["A and B wall"] <= 300))
+        checks.append(
+            (
+                "A and B, time tokens, time split, wall",
+                f"{facts['A and B wall']:.0f} s for {facts['seeds']} seed(s)",
+                facts["A and B wall"] <= 300,
+            )
+        )
     if "throughput" in facts:
         ratios = {m: row["loop"]["ratio"] for m, row in facts["throughput"].items()}
         text = ", ".join(f"{m} {r:.2f}x" for m, r in ratios.items())
@@ -358,9 +411,11 @@ def main(argv: list[str] | None = None) -> int:
     seeds = [0] if args.quick else [int(s) for s in args.seeds.split(",")]
     config = TrainConfig(threads=args.threads, **({"epochs": 3} if args.quick else {}))
     models = ["A", "B", "CNN"] if args.quick else list(MODEL_NAMES)
-    log(f"PE Lab training benchmark: torch {torch.__version__}, {os.cpu_count()} CPU cores, {args.threads} torch "
+    log(
+        f"PE Lab training benchmark: torch {torch.__version__}, {os.cpu_count()} CPU cores, {args.threads} torch "
         f"thread(s) per run, {default_workers(args.threads)} runs side by side in the experiments (as the CLI does); "
-        f"sections {', '.join(sections)}{' (quick)' if args.quick else ''}")
+        f"sections {', '.join(sections)}{' (quick)' if args.quick else ''}"
+    )
     log(f"defaults: {json.dumps({k: v for k, v in config.to_dict().items() if k != 'model'})}")
     log(f"model: {json.dumps(config.to_dict()['model'])}")
     saved: dict[str, Any] = {}
@@ -387,7 +442,9 @@ def main(argv: list[str] | None = None) -> int:
     report_targets(log, facts)
     log(f"total wall {time.perf_counter() - log.started:.0f} s; output in {args.out}")
     json_path = args.out.with_suffix(".json")
-    json_path.write_text(json.dumps({"facts": facts, "results": saved}, indent=1, default=float) + "\n", encoding="utf-8")
+    json_path.write_text(
+        json.dumps({"facts": facts, "results": saved}, indent=1, default=float) + "\n", encoding="utf-8"
+    )
     log(f"results JSON in {json_path}")
     return 0
 

@@ -343,7 +343,9 @@ def random_complex_word(d_model: int, base: float = 10000.0, seed: int = 0) -> t
 # --- The price of attention --------------------------------------------------------------------------
 
 
-def attention_memory_bytes(n_positions: int, n_heads: int = 1, n_layers: int = 1, batch: int = 1, bytes_per_value: int = 4) -> int:
+def attention_memory_bytes(
+    n_positions: int, n_heads: int = 1, n_layers: int = 1, batch: int = 1, bytes_per_value: int = 4
+) -> int:
     """Bytes of the n×n attention weights kept for backpropagation: batch·layers·heads·n²·bytes."""
     return int(batch) * int(n_layers) * int(n_heads) * int(n_positions) ** 2 * int(bytes_per_value)
 

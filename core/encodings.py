@@ -16,6 +16,9 @@ MAX_POSITIONS = 65_536
 MAX_D_MODEL = 4_096
 MAX_BASE = 1e9
 LAYOUTS = ("interleaved", "concatenated")
+# the bases the pages offer: the paper's 10 000 and decades around it (RoPE models use up to about 10^6)
+PE_BASES = (10, 100, 1_000, 10_000, 100_000, 1_000_000)
+DEFAULT_BASE = 10_000
 
 
 def _check_size(name: str, value: int, cap: int) -> int:
@@ -44,9 +47,7 @@ def angular_frequencies(d_model: int, base: float = 10000.0) -> np.ndarray:
     return base ** (-2.0 * pair_index / d_model)
 
 
-def sinusoidal(
-    n_positions: int, d_model: int, base: float = 10000.0, layout: str = "interleaved"
-) -> np.ndarray:
+def sinusoidal(n_positions: int, d_model: int, base: float = 10000.0, layout: str = "interleaved") -> np.ndarray:
     """The sinusoidal encoding matrix, float64 of shape (n_positions, d_model).
 
     Interleaved (the paper): column 2i is sin(pos·ω_i), column 2i+1 is cos(pos·ω_i), ω_i = base^(-2i/d).
@@ -211,9 +212,7 @@ def count_unique_rows(matrix: np.ndarray, decimals: int = 12) -> int:
 
 def _offset_distances(matrix: np.ndarray, offsets: tuple[int, ...], first_positions: int) -> dict[int, np.ndarray]:
     """||E(p+k) − E(p)|| for p = 0 .. first_positions-1, per offset k."""
-    return {
-        k: np.linalg.norm(matrix[k : first_positions + k] - matrix[:first_positions], axis=1) for k in offsets
-    }
+    return {k: np.linalg.norm(matrix[k : first_positions + k] - matrix[:first_positions], axis=1) for k in offsets}
 
 
 def score_scheme(

@@ -61,7 +61,10 @@ def signal_views(recording: Recording, excerpt_s: float = 0.25) -> SignalViews:
     band, note = DEFAULT_BAND, ""
     if band[1] >= rate / 2:  # a user's low-rate CSV: envelope the upper half of its band instead
         band = (rate / 8, rate * 0.45)
-        note = f"Sample rate {rate:g} Hz is below the usual resonance band; envelope band set to {band[0]:g}-{band[1]:g} Hz."
+        note = (
+            f"Sample rate {rate:g} Hz is below the usual resonance band; "
+            f"envelope band set to {band[0]:g}-{band[1]:g} Hz."
+        )
     try:
         envelope = envelope_spectrum(signal, rate, band)
         env_f, env_a = envelope.frequencies, envelope.amplitudes

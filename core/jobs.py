@@ -11,135 +11,21 @@ streamlit: a page keeps the `Job` handle (e.g. in st.session_state) and polls `j
     job.stop()     # a queued job leaves the queue; a running one stops before its next batch
     job.result()   # the results JSON (core.results) once done, or of the finished runs once stopped
 
-`run_plan` is the same loop without the thread; the CLI calls it, so page and CLI share one code path.
-That includes the evaluations beyond one split (core.evaluation): a Plan may ask for a cross-load table
-(`train_loads`, `test_loads`), noise robustness (`snr_db`), the split comparison (`compare_splits`) and a
-d_model sweep (`d_models`); run_plan trains what they need and adds their blocks to the results JSON.
-
-Data: a finished WindowSet serves one experiment on one split. Cross-load and the split comparison cut the
-recordings themselves (per load, or under the other split), so for them `data` must give the recordings,
-and `windowing` says how to cut them (the keyword arguments of `core.vibration.make_windows`):
-
-    Plan(data=lambda: load_cwru(folder, loads=(0, 1, 2, 3), allow_missing=True), windowing={"window": 1024},
-         models=["A", "B"], seeds=[0, 1, 2], train_loads=[0], test_loads=[1, 2, 3], snr_db=[-4, 0, 4, 8])
+The job runs `core.plan.run_plan`, the function the CLI calls, and follows it through its progress events.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
-import queue
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
-from contextlib import nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from core import evaluation
-from core.models import MODEL_NAMES
-from core.results import METRICS, build_results
-from core.training import TrainConfig, TrainingStopped, cpu_threads, pick_device, train
+from core.plan import MAIN, EpochEnded, Event, Plan, PlanStopped, RunFinished, RunStarted, StageStarted, run_plan
 
 STATES = ("queued", "running", "done", "stopped", "failed")
 FINISHED_STATES = ("done", "stopped", "failed")
-MAIN_STAGE = "main"  # the experiment itself; the other stages serve the evaluations
-WINDOWING_KEYS = ("window", "stride", "split", "mode", "seed")  # keyword arguments of make_windows
-DEFAULT_SHARES = (0.7, 0.2, 0.1)  # make_windows' default (train, val, test) shares
-
-
-@dataclass
-class Plan:
-    """What to run: the data, the models and seeds to cross, the shared training config and the device.
-
-    `data` is a WindowSet, a list of Recordings, or a callable that returns either (loading then runs on
-    the worker, not in the page). Recordings are cut with `windowing` (make_windows keyword arguments:
-    window, stride, split, mode, seed); cross-load and `compare_splits` need recordings.
-    `data_settings` records how the data was made (dataset, loads, ...) in the JSON config.
-    `metric` is the one the paired comparison with A and the verdict use.
-
-    Optional evaluations (core.evaluation), each adding a block to the results JSON:
-    `train_loads` + `test_loads`: the cross-load table (recordings need meta["load_hp"]); the experiment
-    itself then runs on the first train load, on the classes recorded at every train and test load.
-    `snr_db`: noise robustness of every run, on noisy copies of its test windows.
-    `compare_splits`: the same experiment again under the other split mode (time <-> random).
-    `d_models`: the embedding models again at each width; the experiment itself uses the first.
-    """
-
-    data: Any
-    models: Sequence[str]
-    seeds: Sequence[int]
-    config: TrainConfig = field(default_factory=TrainConfig)
-    device: str | None = None
-    data_settings: Mapping[str, Any] = field(default_factory=dict)
-    metric: str = "accuracy"
-    keep_weights: bool = True  # a few hundred kB per run; lets the page offer the trained models
-    windowing: Mapping[str, Any] = field(default_factory=dict)
-    train_loads: Sequence[int] | None = None
-    test_loads: Sequence[int] | None = None
-    snr_db: Sequence[float] | None = None
-    compare_splits: bool = False
-    d_models: Sequence[int] | None = None
-    workers: int = 1  # runs trained side by side, each in a thread with `config.threads` torch threads
-
-    def __post_init__(self) -> None:
-        if isinstance(self.workers, bool) or not isinstance(self.workers, int) or self.workers < 1:
-            raise ValueError(f"workers must be a positive integer, got {self.workers!r}")
-        self.models, self.seeds = list(self.models), [int(seed) for seed in self.seeds]
-        if not self.models or not self.seeds:
-            raise ValueError("a plan needs at least one model and one seed")
-        unknown = [model for model in self.models if model not in MODEL_NAMES]
-        if unknown:
-            raise ValueError(f"unknown models {unknown}; choose from {', '.join(MODEL_NAMES)}")
-        if self.metric not in METRICS:
-            raise ValueError(f"metric must be one of {METRICS}, got {self.metric!r}")
-        if len(set(self.models)) != len(self.models) or len(set(self.seeds)) != len(self.seeds):
-            raise ValueError(f"models and seeds must not repeat; got models {self.models}, seeds {self.seeds}")
-        unknown_windowing = sorted(set(self.windowing) - set(WINDOWING_KEYS))
-        if unknown_windowing:
-            raise ValueError(f"windowing takes {WINDOWING_KEYS}, got unknown {unknown_windowing}")
-        self.windowing = dict(self.windowing)
-        loads = evaluation.check_loads(self.train_loads, self.test_loads)
-        self.train_loads, self.test_loads = loads if loads else (None, None)
-        if self.snr_db is not None:
-            self.snr_db = evaluation.check_snr_list(self.snr_db)
-        self.d_models = evaluation.check_d_models(self.d_models, self.config.model.n_heads)
-        if self.d_models is not None:
-            if not evaluation.embedding_models(self.models):
-                raise ValueError("the d_model sweep needs an embedding model among the models (B, B-noPE, B-learned, B-concat)")
-            # the experiment itself runs at the first width of the sweep
-            self.config = dataclasses.replace(
-                self.config, model=dataclasses.replace(self.config.model, d_model=self.d_models[0])
-            )
-
-    @property
-    def cross_load(self) -> bool:
-        return self.train_loads is not None
-
-    @property
-    def split_mode(self) -> str:
-        return self.windowing.get("mode", "time")
-
-    def run_count(self) -> int:
-        """Training runs in all: the experiment, plus those the evaluations need (noise needs none)."""
-        per_seed = len(self.models)
-        if self.cross_load:
-            per_seed += len(self.models) * (len(self.train_loads) - 1)
-        if self.compare_splits:
-            per_seed += len(self.models)
-        if self.d_models is not None:
-            per_seed += len(evaluation.embedding_models(self.models)) * (len(self.d_models) - 1)
-        return per_seed * len(self.seeds)
-
-    def evaluations(self) -> dict[str, Any]:
-        """The evaluation settings, as recorded under config["evaluations"]."""
-        return {
-            "train_loads": self.train_loads,
-            "test_loads": self.test_loads,
-            "snr_db": self.snr_db,
-            "compare_splits": self.compare_splits,
-            "d_models": self.d_models,
-        }
 
 
 @dataclass(frozen=True)
@@ -160,265 +46,8 @@ class JobStatus:
     runs: list[dict[str, Any]]  # finished runs of the experiment itself, as in the results JSON (plus extras)
     error: str | None  # why the job failed
     elapsed_seconds: float  # since the job started running
-    stage: str | None = None  # "main", or the evaluation the current run serves ("random split", "d_model 64", ...)
-
-
-def experiment_config(plan: Plan, windows: Any) -> dict[str, Any]:
-    """Every setting of an experiment, as recorded under "config" in the results JSON."""
-    cut = {}
-    if plan.windowing:
-        cut = {"shares": list(plan.windowing.get("split", DEFAULT_SHARES)), "split_seed": int(plan.windowing.get("seed", 0))}
-    return {
-        "models": list(plan.models),
-        "seeds": list(plan.seeds),
-        "metric": plan.metric,
-        "device": None if plan.device is None else str(plan.device),
-        "train": plan.config.to_dict(),
-        "data": {
-            **dict(plan.data_settings),
-            **cut,
-            "window": int(windows.window),
-            "stride": int(windows.stride),
-            "split_mode": windows.mode,
-            "sample_rate": float(windows.sample_rate),
-            "normalisation": {"mean": float(windows.mean), "std": float(windows.std)},
-            "counts": windows.counts,
-        },
-        "evaluations": plan.evaluations(),
-    }
-
-
-class PlanStopped(TrainingStopped):
-    """`should_stop()` turned True during a plan; `results` is the JSON of the runs finished before (or None)."""
-
-    def __init__(self, results: dict[str, Any] | None):
-        super().__init__("the experiment was stopped on request")
-        self.results = results
-
-
-@dataclass
-class Stage:
-    """One batch of training runs: the experiment itself, or the runs one evaluation needs."""
-
-    name: str
-    windows: Any
-    models: list[str]
-    config: TrainConfig
-    fixed_test_sets: dict[str, tuple[Any, Any]] = field(default_factory=dict)  # scored by every run
-    noise: bool = False  # also score noisy copies of the test windows (they depend on the seed)
-
-
-def _is_window_set(data: Any) -> bool:
-    return hasattr(data, "x_train") and hasattr(data, "class_names")
-
-
-def plan_stages(plan: Plan, data: Any) -> tuple[list[Stage], dict[str, Any]]:
-    """The stages of `plan` on `data` (a WindowSet or recordings), and what the evaluation blocks need to
-    know about them. Every window set is cut here, before any training, so bad data fails at once."""
-    from core.vibration import make_windows  # lazily: importing jobs should not import every loader
-
-    needs_recordings = plan.cross_load or plan.compare_splits
-    if _is_window_set(data):
-        if needs_recordings:
-            raise ValueError(
-                "cross-load and the split comparison cut the recordings themselves: give the plan the "
-                "recordings (or a callable returning them) and `windowing`, not a finished WindowSet"
-            )
-        main_windows, main_recordings, facts = data, None, {}
-    else:
-        main_recordings = list(data)
-        facts = {}
-        if plan.cross_load:
-            classes, dropped = evaluation.common_classes(main_recordings, plan.train_loads, plan.test_loads)
-            facts.update(classes=classes, dropped=dropped, recordings=main_recordings)
-            main_recordings = evaluation.recordings_at(main_recordings, plan.train_loads[0], classes)
-        main_windows = make_windows(main_recordings, **plan.windowing)
-
-    main = Stage(MAIN_STAGE, main_windows, list(plan.models), plan.config, noise=plan.snr_db is not None)
-    stages = [main]
-    if plan.cross_load:
-        recordings = facts["recordings"]
-        main.fixed_test_sets = evaluation.cross_load_test_sets(recordings, main_windows, plan.train_loads[0], plan.test_loads)
-        for load in plan.train_loads[1:]:
-            at_load = evaluation.recordings_at(recordings, load, facts["classes"])
-            windows = make_windows(at_load, **plan.windowing)
-            tests = evaluation.cross_load_test_sets(recordings, windows, load, plan.test_loads)
-            stages.append(Stage(f"train load {load} HP", windows, list(plan.models), plan.config, tests))
-        facts["test_windows"] = {
-            load: len(main.fixed_test_sets[evaluation.load_name(load)][1]) for load in plan.test_loads
-        }
-    if plan.compare_splits:
-        other = evaluation.other_split_mode(plan.split_mode)
-        windows = make_windows(main_recordings, **{**plan.windowing, "mode": other})
-        stages.append(Stage(f"{other} split", windows, list(plan.models), plan.config))
-    if plan.d_models is not None:
-        for width in plan.d_models[1:]:
-            config = dataclasses.replace(plan.config, model=dataclasses.replace(plan.config.model, d_model=width))
-            stages.append(Stage(f"d_model {width}", main_windows, evaluation.embedding_models(plan.models), config))
-    return stages, facts
-
-
-def evaluation_blocks(plan: Plan, runs_by_stage: Mapping[str, list[dict[str, Any]]], facts: Mapping[str, Any]) -> dict[str, Any]:
-    """The optional blocks of the results JSON (core.results) from the finished stages."""
-    main_runs = runs_by_stage[MAIN_STAGE]
-    blocks: dict[str, Any] = {}
-    if plan.cross_load:
-        by_train_load = {plan.train_loads[0]: main_runs}
-        by_train_load.update({load: runs_by_stage[f"train load {load} HP"] for load in plan.train_loads[1:]})
-        blocks["cross_load"] = evaluation.cross_load_block(
-            by_train_load, plan.models, plan.test_loads, facts["classes"], facts["dropped"], facts["test_windows"]
-        )
-    if plan.snr_db is not None:
-        blocks["noise"] = evaluation.noise_block(main_runs, plan.models, plan.snr_db)
-    if plan.compare_splits:
-        other = evaluation.other_split_mode(plan.split_mode)
-        by_mode = {plan.split_mode: main_runs, other: runs_by_stage[f"{other} split"]}
-        blocks["split_comparison"] = evaluation.split_comparison_block(by_mode, plan.models)
-    if plan.d_models is not None:
-        by_width = {plan.d_models[0]: main_runs}
-        by_width.update({width: runs_by_stage[f"d_model {width}"] for width in plan.d_models[1:]})
-        blocks["d_model_sweep"] = evaluation.d_model_sweep_block(by_width, evaluation.embedding_models(plan.models))
-    return blocks
-
-
-def run_plan(
-    plan: Plan,
-    on_run_start: Callable[[str, int], None] | None = None,
-    progress: Callable[[int, dict[str, float]], None] | None = None,
-    on_run_end: Callable[[dict[str, Any]], None] | None = None,
-    should_stop: Callable[[], bool] | None = None,
-    on_stage: Callable[[str, Any], None] | None = None,
-) -> dict[str, Any]:
-    """Train every model on every seed, then the runs the plan's evaluations need; return the results JSON.
-
-    The experiment itself comes first, seeds as the outer loop, so a plan stopped midway holds whole model
-    comparisons for the seeds it finished. Every run passed to `on_run_end` carries "stage" (MAIN_STAGE
-    for the experiment itself); `on_stage(name, windows)` announces each stage. If `should_stop()` turns
-    True the run in progress is abandoned and PlanStopped is raised, carrying the results of the finished
-    runs of the experiment itself (without evaluation blocks).
-    """
-    data = plan.data() if callable(plan.data) else plan.data
-    stages, facts = plan_stages(plan, data)
-    main_windows = stages[0].windows
-    config = experiment_config(plan, main_windows)
-    runs_by_stage: dict[str, list[dict[str, Any]]] = {stage.name: [] for stage in stages}
-
-    def partial_results() -> dict[str, Any] | None:
-        runs = runs_by_stage[MAIN_STAGE]
-        return build_results(config, main_windows.class_names, runs, plan.metric) if runs else None
-
-    def train_one(stage: Stage, seed: int, model: str, stop: Callable[[], bool] | None) -> dict[str, Any]:
-        _this_thread.run = (model, seed)
-        if on_run_start is not None:
-            on_run_start(model, seed)
-        test_sets = dict(stage.fixed_test_sets)
-        if stage.noise:
-            test_sets.update(evaluation.noisy_test_sets(stage.windows, plan.snr_db, seed))
-        keep_weights = plan.keep_weights and stage.name == MAIN_STAGE
-        run = train(stage.windows, model, stage.config, seed, plan.device, progress, stop, keep_weights, test_sets or None)
-        run["stage"] = stage.name
-        return run
-
-    for stage in stages:
-        if on_stage is not None:
-            on_stage(stage.name, stage.windows)
-        tasks = list(itertools.product(plan.seeds, stage.models))
-        if plan.workers == 1:
-            for seed, model in tasks:
-                try:
-                    run = train_one(stage, seed, model, should_stop)
-                except TrainingStopped:
-                    raise PlanStopped(partial_results()) from None
-                runs_by_stage[stage.name].append(run)
-                if on_run_end is not None:
-                    on_run_end(run)
-        else:
-            runs, stopped = _train_side_by_side(stage, tasks, plan, train_one, should_stop, on_run_end)
-            runs_by_stage[stage.name].extend(runs)
-            if stopped:
-                raise PlanStopped(partial_results())
-    blocks = evaluation_blocks(plan, runs_by_stage, facts)
-    return build_results(config, main_windows.class_names, runs_by_stage[MAIN_STAGE], plan.metric, blocks)
-
-
-_this_thread = threading.local()  # which run (model, seed) the calling thread trains, for progress callbacks
-
-
-def current_run() -> tuple[str, int] | None:
-    """The (model, seed) the calling thread is training: lets a `progress` callback of run_plan tell apart
-    the epochs of runs trained side by side."""
-    return getattr(_this_thread, "run", None)
-
-
-def _train_side_by_side(
-    stage: Stage,
-    tasks: list[tuple[int, str]],
-    plan: Plan,
-    train_one: Callable[..., dict[str, Any]],
-    should_stop: Callable[[], bool] | None,
-    on_run_end: Callable[[dict[str, Any]], None] | None,
-) -> tuple[list[dict[str, Any]], bool]:
-    """Train `tasks` (seed, model) in `plan.workers` threads; return the finished runs in the order a
-    one-at-a-time loop gives them, and whether a stop was requested.
-
-    Each run draws only from generators seeded by its own seed (core.training), so its result is the one it
-    has when trained alone. torch.set_num_threads sets the calling thread's count and the default that new
-    threads take: it is set here, before the run threads start, so each gets `threads` and no run changes
-    another's. A run that fails, a stop request, or an interrupt of this thread (Ctrl-C) halts the rest:
-    no new run starts and those in progress stop before their next batch. The run threads are daemons, so a
-    server shutting down does not wait for them. `on_run_end` is called from this thread, as runs finish."""
-    halt = threading.Event()
-
-    def stop() -> bool:
-        return halt.is_set() or (should_stop is not None and should_stop())
-
-    pending = list(enumerate(tasks))
-    pending_lock = threading.Lock()
-    outcomes: queue.Queue[tuple[int, dict[str, Any] | None, BaseException | None]] = queue.Queue()
-
-    def work() -> None:
-        while True:
-            with pending_lock:
-                if not pending or stop():
-                    return
-                index, (seed, model) = pending.pop(0)
-            try:
-                outcomes.put((index, train_one(stage, seed, model, stop), None))
-            except BaseException as error:  # reported to the coordinating thread, which decides
-                outcomes.put((index, None, error))
-
-    finished: dict[int, dict[str, Any]] = {}
-    stopped, failure = False, None
-    threads = cpu_threads(stage.config.threads) if pick_device(plan.device).type == "cpu" else nullcontext()
-    with threads:
-        workers = [
-            threading.Thread(target=work, name=f"pe-lab-run-{n}", daemon=True) for n in range(min(plan.workers, len(tasks)))
-        ]
-        for worker in workers:
-            worker.start()
-        try:
-            while any(worker.is_alive() for worker in workers) or not outcomes.empty():
-                try:
-                    index, run, error = outcomes.get(timeout=0.1)
-                except queue.Empty:
-                    continue
-                if isinstance(error, TrainingStopped):
-                    stopped = True
-                    halt.set()
-                elif error is not None:  # the first failure wins; the others are stopped
-                    failure = failure or error
-                    halt.set()
-                else:
-                    finished[index] = run
-                    if on_run_end is not None:
-                        on_run_end(run)
-        except BaseException:
-            halt.set()
-            raise
-    if failure is not None:
-        raise failure
-    stopped = stopped or len(finished) < len(tasks)  # a stop asked between runs: the rest never started
-    return [finished[index] for index in sorted(finished)], stopped
+    stage: str | None = None  # "main", or the evaluation stage of the current run ("random split", ...)
+    workers: int = 1  # runs trained side by side
 
 
 class Job:
@@ -468,6 +97,7 @@ class Job:
                 error=self._error,
                 elapsed_seconds=now - self._started_at if self._started_at else 0.0,
                 stage=self._stage,
+                workers=self.plan.workers,
             )
 
     def stop(self) -> None:
@@ -505,14 +135,7 @@ class Job:
             self._finish("stopped")
             return
         try:
-            results = run_plan(
-                self.plan,
-                on_run_start=self._on_run_start,
-                progress=self._on_epoch,
-                on_run_end=self._on_run_end,
-                should_stop=self._stop_requested.is_set,
-                on_stage=self._on_stage,
-            )
+            results = run_plan(self.plan, progress=self._on_event, should_stop=self._stop_requested.is_set)
         except PlanStopped as stopped:
             self._finish("stopped", result=stopped.results)
         except Exception as error:  # a failed job reports why; the worker lives on for the next one
@@ -523,37 +146,36 @@ class Job:
     # With runs side by side the status follows one of them: the newest, and when it ends the newest of
     # those still training. `_histories` holds the epochs of every run in progress.
 
-    def _on_run_start(self, model: str, seed: int) -> None:
+    def _on_event(self, event: Event) -> None:
         with self._lock:
-            self._histories[(model, seed)] = []
-            self._follow((model, seed))
-
-    def _on_epoch(self, epoch: int, metrics: dict[str, float]) -> None:
-        with self._lock:
-            history = self._histories.get(current_run())
-            if history is not None:
-                history.append(dict(metrics))
+            if isinstance(event, StageStarted):
+                self._stage = event.stage.label
+            elif isinstance(event, RunStarted):
+                self._histories[(event.model, event.seed)] = []
+                self._follow((event.model, event.seed))
+            elif isinstance(event, EpochEnded):
+                history = self._histories.get((event.model, event.seed))
+                if history is not None:
+                    history.append(dict(event.metrics))
+            elif isinstance(event, RunFinished):
+                self._run_finished(event)
 
     def _follow(self, run: tuple[str, int]) -> None:
         self._model, self._seed = run
         self._history = self._histories.get(run, [])
 
-    def _on_stage(self, stage: str, windows: Any) -> None:
-        with self._lock:
-            self._stage = stage
-
-    def _on_run_end(self, run: dict[str, Any]) -> None:
-        with self._lock:
-            self._finished_runs += 1
-            ended = (run["model"], run["seed"])
-            self._histories.pop(ended, None)
-            if ended == (self._model, self._seed) and self._histories:
-                self._follow(list(self._histories)[-1])  # else it stays shown until the next run starts
-            weights = run.pop("weights", None)
-            if weights is not None:
-                self._weights[f"{run['model']}/seed{run['seed']}"] = weights
-            if run.get("stage", MAIN_STAGE) == MAIN_STAGE:  # the runs of the results JSON
-                self._runs.append(run)
+    def _run_finished(self, event: RunFinished) -> None:
+        run = event.run
+        self._finished_runs += 1
+        ended = (run["model"], run["seed"])
+        self._histories.pop(ended, None)
+        if ended == (self._model, self._seed) and self._histories:
+            self._follow(list(self._histories)[-1])  # else it stays shown until the next run starts
+        weights = run.pop("weights", None)
+        if weights is not None:
+            self._weights[f"{run['model']}/seed{run['seed']}"] = weights
+        if event.stage == MAIN:  # the runs of the results JSON
+            self._runs.append(run)
 
     def _finish(self, state: str, result: dict[str, Any] | None = None, error: str | None = None) -> None:
         with self._lock:

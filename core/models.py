@@ -27,6 +27,7 @@ of `patch` bins, so that a token's index names a frequency band rather than a mo
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -47,6 +48,30 @@ TRANSFORMER_VARIANTS: dict[str, tuple[bool, str | None, str]] = {
     "B-concat": (True, "sinusoidal", "concat"),
 }
 MODEL_NAMES: tuple[str, ...] = (*TRANSFORMER_VARIANTS, "CNN")
+MODEL_DESCRIPTIONS = {
+    "A": "Transformer encoder on the raw tokens (d_model = patch), no positional encoding",
+    "B": "input embedding + sinusoidal PE + the same encoder",
+    "B-noPE": "B without the PE: the embedding alone",
+    "A+PE": "A plus the PE: the PE alone",
+    "B-learned": "B with a learned position table instead of the sinusoids",
+    "B-concat": "B with the PE concatenated to the embedding instead of added",
+    "CNN": "a small wide-first-kernel 1-D CNN (WDCNN style), the practitioner's baseline",
+}
+
+
+def has_embedding(model_name: str) -> bool:
+    """Whether the model embeds its tokens to d_model (so its width is d_model, not the patch)."""
+    return model_name in TRANSFORMER_VARIANTS and TRANSFORMER_VARIANTS[model_name][0]
+
+
+def has_position(model_name: str) -> bool:
+    """Whether the model is given a position signal (sinusoidal or learned)."""
+    return model_name in TRANSFORMER_VARIANTS and TRANSFORMER_VARIANTS[model_name][1] is not None
+
+
+def embedding_models(models: Sequence[str]) -> list[str]:
+    """The models whose width is d_model (A and A+PE run at the patch width; the CNN has no d_model)."""
+    return [model for model in models if has_embedding(model)]
 
 
 @dataclass
@@ -67,7 +92,7 @@ class ModelConfig:
 
     def width(self, model_name: str) -> int:
         """The encoder width d_model that `model_name` runs at."""
-        if model_name in ("A", "A+PE") or self.d_model is None:
+        if not has_embedding(model_name) or self.d_model is None:
             return self.patch
         return self.d_model
 
@@ -302,3 +327,19 @@ def build_model(model_name: str, window: int, n_classes: int, config: ModelConfi
     if model_name == "CNN":
         return WideKernelCNN(window, n_classes, config)
     return TransformerClassifier(model_name, window, n_classes, config)
+
+
+def check_model_settings(models: Sequence[str], window: int, config: ModelConfig) -> None:
+    """Raise ValueError, in words, when `models` cannot be built for windows of `window` samples with `config`:
+    no model, an unknown one, a patch that does not cut the window, heads that do not divide a width. The
+    Fault lab asks before training, so the same rules guard the page and the CLI."""
+    if not models:
+        raise ValueError("Choose at least one model.")
+    unknown = [model for model in models if model not in MODEL_NAMES]
+    if unknown:
+        raise ValueError(f"unknown models {unknown}; choose from {', '.join(MODEL_NAMES)}")
+    transformers = [model for model in models if model in TRANSFORMER_VARIANTS]
+    if transformers:
+        count_tokens(window, config)
+    for width in sorted({config.width(model) for model in transformers}):
+        check_heads(width, config.n_heads)

@@ -24,7 +24,7 @@ SCHEME_IDEAS = {
     "n − m only, so every diagonal of the score matrix is constant.",
     "ALiBi": "ALiBi adds no position vector; it adds the bias −slope·|i−j| to the attention scores, a penalty "
     "that grows linearly with distance (a causal model uses only j ≤ i).",
-    "complex (Wang et al.)": "\"Encoding Word Order in Complex Embeddings\" (Wang et al., ICLR 2020) gives each "
+    "complex (Wang et al.)": '"Encoding Word Order in Complex Embeddings" (Wang et al., ICLR 2020) gives each '
     "word dimension r_j·e^(i(ω_j·pos + θ_j)): word order is a phase that turns with position, so "
     "Re⟨f(t), f(t+k)⟩ = Σ_j r_j²·cos(k·ω_j) depends on k only. Shown for one random word (d_model/2 complex "
     "dimensions, the same number of reals).",
@@ -163,7 +163,9 @@ def similarity_picture(
             vectors = encodings.learned_table(needed, d_model, max_positions=max(4096, needed), seed=seed)
         curves = np.einsum("skd,skd->sk", vectors[pairs[0]], vectors[pairs[1]])
         matrix = cosine_similarity_matrix(vectors[positions])
-        closed_form = closed_form_dot_product(offsets, d_model, base) if scheme == "sinusoidal" and d_model % 2 == 0 else None
+        closed_form = (
+            closed_form_dot_product(offsets, d_model, base) if scheme == "sinusoidal" and d_model % 2 == 0 else None
+        )
         label = "dot product PE(t)·PE(t+k)" if scheme == "sinusoidal" else "dot product L(t)·L(t+k)"
         return SimilarityPicture(scheme, curves, matrix, positions, label, "cosine similarity", closed_form)
 
@@ -183,7 +185,9 @@ def similarity_picture(
         curves = bias[pairs[0], pairs[1]]
         matrix = bias[np.ix_(positions, positions)]
         closed_form = -slope * offsets.astype(np.float64)
-        return SimilarityPicture(scheme, curves, matrix, positions, f"bias −{slope:g}·k", "bias −slope·|m−n|", closed_form)
+        return SimilarityPicture(
+            scheme, curves, matrix, positions, f"bias −{slope:g}·k", "bias −slope·|m−n|", closed_form
+        )
 
     if scheme == "complex (Wang et al.)":
         amplitude, frequency, phase = attention.random_complex_word(d_model // 2 or 1, base, seed)
@@ -191,6 +195,8 @@ def similarity_picture(
         curves = np.real(np.einsum("skd,skd->sk", word[pairs[0]], word[pairs[1]].conj()))
         matrix = cosine_similarity_matrix(word[positions])
         closed_form = (amplitude**2 * np.cos(offsets[:, None] * frequency[None, :])).sum(axis=1)
-        return SimilarityPicture(scheme, curves, matrix, positions, "Re⟨f(t), f(t+k)⟩", "cosine similarity", closed_form)
+        return SimilarityPicture(
+            scheme, curves, matrix, positions, "Re⟨f(t), f(t+k)⟩", "cosine similarity", closed_form
+        )
 
     raise ValueError(f"scheme must be one of {SCHEMES}, got {scheme!r}")

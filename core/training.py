@@ -29,6 +29,7 @@ from torch.nn import functional as F
 
 from core.models import DropoutStream, ModelConfig, build_model, count_parameters
 from core.vibration.types import DataError
+from core.vibration.windows import WindowSet
 
 EVAL_BATCH_SIZE = 1024  # no gradients are kept at evaluation, so larger batches cost little memory
 LR_SCHEDULES = ("constant", "cosine")
@@ -107,7 +108,9 @@ def _seeded_model(
     if hasattr(model, "dropout_stream"):
         # a stream of its own, apart from the shuffle's (also seeded by `seed`); SeedSequence takes no
         # negative numbers where torch.manual_seed does, hence % 2**64
-        model.dropout_stream = DropoutStream(int(np.random.SeedSequence([seed % 2**64, 1]).generate_state(1)[0]), device)
+        model.dropout_stream = DropoutStream(
+            int(np.random.SeedSequence([seed % 2**64, 1]).generate_state(1)[0]), device
+        )
     return model
 
 
@@ -121,8 +124,19 @@ def usable_cpus(cgroup_root: Path = Path("/sys/fs/cgroup")) -> int:
     return max(1, min(count, math.ceil(quota)) if quota is not None else count)
 
 
+def default_workers(threads: int = 1, device: str | torch.device | None = None, cap: int | None = None) -> int:
+    """How many runs to train side by side: enough to fill the usable CPUs with `threads` torch threads
+    each, at most `cap`; one at a time on a GPU, which a single run of these small models already shares
+    poorly with itself. The CLI and the Fault lab both ask here."""
+    if pick_device(device).type == "cuda":
+        return 1
+    workers = max(1, usable_cpus() // max(1, threads))
+    return workers if cap is None else max(1, min(workers, cap))
+
+
 def _cgroup_cpu_quota(root: Path) -> float | None:
-    """The CPU quota in CPUs from cgroup v2 (cpu.max) or v1 (cpu.cfs_quota_us / cpu.cfs_period_us); None if unlimited or unknown."""
+    """The CPU quota in CPUs from cgroup v2 (cpu.max) or v1 (cpu.cfs_quota_us / cpu.cfs_period_us); None if
+    unlimited or unknown."""
     try:
         if (root / "cpu.max").is_file():
             quota, period = (root / "cpu.max").read_text().split()[:2]
@@ -173,7 +187,7 @@ def classification_metrics(y_true: np.ndarray, y_pred: np.ndarray, n_classes: in
     }
 
 
-def _check_windows(windows: Any) -> None:
+def _check_windows(windows: WindowSet) -> None:
     n_classes = len(windows.class_names)
     for split in ("train", "val", "test"):
         x, y = getattr(windows, f"x_{split}"), getattr(windows, f"y_{split}")
@@ -244,12 +258,12 @@ def make_optimizer(model: torch.nn.Module, config: TrainConfig, device: torch.de
     """AdamW; on CPU and CUDA the fused kernel updates all parameters in one pass instead of a Python loop
     over a dozen small ops per tensor, which for these small models is a visible share of a step."""
     fused = device.type in ("cpu", "cuda")
-    return torch.optim.AdamW(
-        model.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay, fused=fused
-    )
+    return torch.optim.AdamW(model.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay, fused=fused)
 
 
-def _loss_and_accuracy(model: torch.nn.Module, x: torch.Tensor, y: torch.Tensor, device: torch.device) -> tuple[float, float]:
+def _loss_and_accuracy(
+    model: torch.nn.Module, x: torch.Tensor, y: torch.Tensor, device: torch.device
+) -> tuple[float, float]:
     logits = _predict_logits(model, x, device)
     loss = F.cross_entropy(logits, y).item()
     accuracy = (logits.argmax(dim=1) == y).float().mean().item()
@@ -257,7 +271,7 @@ def _loss_and_accuracy(model: torch.nn.Module, x: torch.Tensor, y: torch.Tensor,
 
 
 def train(
-    windows: Any,
+    windows: WindowSet,
     model_name: str,
     config: TrainConfig,
     seed: int,
@@ -272,8 +286,8 @@ def train(
     The run holds the keys of `core.results.RUN_KEYS` (metrics as fractions, history per epoch, wall
     seconds of the training loop, training windows per second of training passes, device) plus
     `n_parameters` and `best_epoch` (and, with `keep_weights`, `weights`: the restored best state_dict on
-    the CPU, which is not JSON and is left out of the results). `progress(epoch, metrics)` is called after each epoch with the
-    history row; `should_stop()` is checked before each batch and raises TrainingStopped when True.
+    the CPU, which is not JSON and is left out of the results). `progress(epoch, metrics)` is called after
+    each epoch with the history row; `should_stop()` is checked before each batch and raises TrainingStopped when True.
     `extra_test_sets` maps a name to (x, y) windows scored by the same restored model, e.g. noisy copies of
     the test windows or another motor load; their metrics land in `run["extra_tests"][name]`.
     """
@@ -284,7 +298,8 @@ def train(
     with threads:
         model = _seeded_model(model_name, windows.window, n_classes, config.model, seed, device)
         x_train, x_val, x_test = (
-            torch.as_tensor(x, dtype=torch.float32, device=device) for x in (windows.x_train, windows.x_val, windows.x_test)
+            torch.as_tensor(x, dtype=torch.float32, device=device)
+            for x in (windows.x_train, windows.x_val, windows.x_test)
         )
         y_train, y_val = (torch.as_tensor(y, dtype=torch.long, device=device) for y in (windows.y_train, windows.y_val))
         optimizer = make_optimizer(model, config, device)

@@ -13,7 +13,6 @@ use_app_navigation()
 
 OVERVIEW_CELLS = 100_000  # beyond this the overview heatmap is strided (≈0.5 MB of figure data)
 ZOOM = 64  # rows and columns of the full-resolution zoom window
-BASES = [10, 100, 1_000, 10_000, 100_000, 1_000_000]
 
 
 @st.cache_data(max_entries=4)
@@ -38,9 +37,14 @@ page_intro(
 with st.sidebar:
     n_positions = st.slider("Positions", 2, 4096, 128, key="n", bind="query-params")
     d_model = st.slider("d_model", 2, 1024, 128, key="d", bind="query-params")
-    base = st.select_slider("base", options=BASES, value=10_000, key="base", bind="query-params")
+    base = st.select_slider(
+        "base", options=encodings.PE_BASES, value=encodings.DEFAULT_BASE, key="base", bind="query-params"
+    )
     layout = st.radio(
-        "Layout", encodings.LAYOUTS, key="layout", bind="query-params",
+        "Layout",
+        encodings.LAYOUTS,
+        key="layout",
+        bind="query-params",
         help="Interleaved is the paper's order. Concatenated puts all sines first, then all cosines.",
     )
 
@@ -78,10 +82,14 @@ with st.expander("Zoom window at full resolution", expanded=True):
     zoom = matrix[np.ix_(zoom_rows, zoom_cols)]
     show_figure(
         figures.encoding_heatmap(
-            zoom, zoom_rows, zoom_cols,
+            zoom,
+            zoom_rows,
+            zoom_cols,
             f"Positions {zoom_rows[0]}–{zoom_rows[-1]}, dimensions {zoom_cols[0]}–{zoom_cols[-1]} (hover for values)",
         ),
-        pd.DataFrame(zoom, index=zoom_rows, columns=[f"dim {c}" for c in zoom_cols]).rename_axis("position").reset_index(),
+        pd.DataFrame(zoom, index=zoom_rows, columns=[f"dim {c}" for c in zoom_cols])
+        .rename_axis("position")
+        .reset_index(),
         "encoding_zoom",
     )
 
@@ -105,8 +113,10 @@ if dims:
         ],
         "dimension_waves",
     )
-    st.markdown("Dimension pair i completes one cycle every 2π·base^(2i/d) positions, so low dimensions tell "
-                "neighbours apart and high ones tell far-apart regions apart.")
+    st.markdown(
+        "Dimension pair i completes one cycle every 2π·base^(2i/d) positions, so low dimensions tell "
+        "neighbours apart and high ones tell far-apart regions apart."
+    )
 
 st.subheader("One position's vector, and why we add it")
 position = min(st.number_input("Position", 0, 4095, 10, key="t", bind="query-params"), n_positions - 1)

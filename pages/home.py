@@ -2,8 +2,8 @@
 
 import streamlit as st
 
-from ui.rooms import built_rooms
 from ui.entry import use_app_navigation
+from ui.rooms import built_rooms
 
 use_app_navigation()
 
@@ -21,7 +21,7 @@ st.markdown(
     "step t−1, so it knows the order for free but cannot be parallelised over time. Self-attention reads all "
     "tokens **at once**: every token scores every other by a dot product q·k and mixes their values. That is "
     "fully parallel, and it is **blind to order**: shuffle the input tokens and the outputs are shuffled the "
-    "same way, nothing else changes. \"dog bites man\" and \"man bites dog\" look alike. Positional encoding "
+    'same way, nothing else changes. "dog bites man" and "man bites dog" look alike. Positional encoding '
     "puts the order back by adding a position-dependent vector to each token before the first layer."
 )
 

@@ -12,7 +12,6 @@ from ui.entry import use_app_navigation
 
 use_app_navigation()
 
-BASES = [10, 100, 1_000, 10_000, 100_000, 1_000_000]
 MAX_SIDE = 256  # heatmaps beyond 256 × 256 cells are strided (≈0.35 MB of figure data each)
 N_STARTS = 4
 OTHER_SCHEMES = [scheme for scheme in similarity.SCHEMES if scheme != "sinusoidal"]
@@ -52,7 +51,9 @@ def curves_frame(starts: np.ndarray, offsets: np.ndarray, result: similarity.Sim
 
 def matrix_frame(result: similarity.SimilarityPicture) -> pd.DataFrame:
     return (
-        pd.DataFrame(result.matrix.astype(np.float32), index=result.positions, columns=[f"n = {n}" for n in result.positions])
+        pd.DataFrame(
+            result.matrix.astype(np.float32), index=result.positions, columns=[f"n = {n}" for n in result.positions]
+        )
         .rename_axis("m")
         .reset_index()
     )
@@ -75,7 +76,9 @@ page_intro(
 
 with st.sidebar:
     d_model = st.slider("d_model", 2, 1024, 128, step=2, key="d", bind="query-params")
-    base = st.select_slider("base", options=BASES, value=10_000, key="base", bind="query-params")
+    base = st.select_slider(
+        "base", options=encodings.PE_BASES, value=encodings.DEFAULT_BASE, key="base", bind="query-params"
+    )
     n_positions = st.slider("Positions", 8, 1024, 128, key="n", bind="query-params")
     max_offset = st.slider("Offsets shown (largest k)", 1, 512, 64, key="kmax", bind="query-params")
 
@@ -92,9 +95,13 @@ st.subheader("The dot product depends on the offset alone")
 sinusoidal = picture("sinusoidal", n_positions, d_model, max_offset, float(base))
 show_figure(
     figures.offset_curves(
-        offsets, starts, sinusoidal.curves, sinusoidal.curve_label,
+        offsets,
+        starts,
+        sinusoidal.curves,
+        sinusoidal.curve_label,
         f"PE(t)·PE(t+k) from {starts.size} starts, d_model {d_model}, base {base:g}",
-        sinusoidal.closed_form, "Σ_i cos(k·ω_i)",
+        sinusoidal.closed_form,
+        "Σ_i cos(k·ω_i)",
     ),
     curves_frame(starts, offsets, sinusoidal),
     "dot_product_vs_offset",
@@ -110,7 +117,9 @@ st.markdown(
 )
 
 show_figure(
-    figures.similarity_heatmap(sinusoidal.matrix, sinusoidal.positions, "Cosine similarity of every pair of positions", "cosine"),
+    figures.similarity_heatmap(
+        sinusoidal.matrix, sinusoidal.positions, "Cosine similarity of every pair of positions", "cosine"
+    ),
     matrix_frame(sinusoidal),
     "cosine_similarity",
 )
@@ -149,8 +158,13 @@ other = picture(scheme, n_positions, d_model, max_offset, float(base))
 st.markdown(similarity.SCHEME_IDEAS[scheme])
 show_figure(
     figures.offset_curves(
-        offsets, starts, other.curves, other.curve_label, f"{scheme}: {other.curve_label} from {starts.size} starts",
-        other.closed_form, "as a function of k alone",
+        offsets,
+        starts,
+        other.curves,
+        other.curve_label,
+        f"{scheme}: {other.curve_label} from {starts.size} starts",
+        other.closed_form,
+        "as a function of k alone",
     ),
     curves_frame(starts, offsets, other),
     "scheme_vs_offset",

@@ -59,9 +59,9 @@ def randomise_scores() -> None:
 
 page_intro(
     "Softmax saturation",
-    "\"We suspect that for large values of d_k, the dot products grow large in magnitude, pushing the softmax "
+    '"We suspect that for large values of d_k, the dot products grow large in magnitude, pushing the softmax '
     "function into regions where it has extremely small gradients. To counteract this effect, we scale the dot "
-    "products by 1/√d_k.\" (Attention Is All You Need, 3.2.1)",
+    'products by 1/√d_k." (Attention Is All You Need, 3.2.1)',
 )
 
 st.subheader("Scores [a, a, 2a]")
@@ -105,7 +105,8 @@ st.dataframe(
     attention.saturation_table(TABLE_A),
     hide_index=True,
     column_config={
-        column: st.column_config.NumberColumn(format="%.3e") for column in ("y1", "y2", "jacobian_max_abs", "jacobian_norm")
+        column: st.column_config.NumberColumn(format="%.3e")
+        for column in ("y1", "y2", "jacobian_max_abs", "jacobian_norm")
     },
 )
 
@@ -126,7 +127,9 @@ left.metric(
 right.metric(f"Var(q·k/√d_k) at d_k = {int(largest['d_k'])} (theory 1)", f"{largest['variance_scaled']:.3f}")
 show_figure(
     figures.variance_vs_dk(
-        variance["d_k"].to_numpy(), variance["variance_unscaled"].to_numpy(), variance["variance_scaled"].to_numpy(),
+        variance["d_k"].to_numpy(),
+        variance["variance_unscaled"].to_numpy(),
+        variance["variance_scaled"].to_numpy(),
         variance["theory_unscaled"].to_numpy(),
     ),
     variance,
@@ -135,8 +138,11 @@ show_figure(
 sharpness = sharpness_table()
 show_figure(
     figures.sharpness_vs_dk(
-        sharpness["d_k"].to_numpy(), sharpness["entropy_unscaled"].to_numpy(), sharpness["entropy_scaled"].to_numpy(),
-        float(sharpness["entropy_uniform"].iloc[0]), sharpness["max_weight_unscaled"].to_numpy(),
+        sharpness["d_k"].to_numpy(),
+        sharpness["entropy_unscaled"].to_numpy(),
+        sharpness["entropy_scaled"].to_numpy(),
+        float(sharpness["entropy_uniform"].iloc[0]),
+        sharpness["max_weight_unscaled"].to_numpy(),
         sharpness["max_weight_scaled"].to_numpy(),
     ),
     sharpness,
@@ -152,7 +158,9 @@ st.markdown(
 st.subheader("Try a row of scores")
 st.markdown("Raw scores s are divided by temperature·√d_k before the softmax; the gradient is with respect to s.")
 left, right = st.columns([3, 1])
-text = left.text_input(f"Scores (up to {MAX_SCORES}, comma-separated)", DEFAULT_SCORES, max_chars=300, key="scores", bind="query-params")
+text = left.text_input(
+    f"Scores (up to {MAX_SCORES}, comma-separated)", DEFAULT_SCORES, max_chars=300, key="scores", bind="query-params"
+)
 right.button("Randomise", on_click=randomise_scores, icon=":material/casino:")
 left, right = st.columns(2)
 d_k = left.select_slider("d_k", D_K_OPTIONS, value=1, key="dk", bind="query-params")
@@ -185,8 +193,12 @@ columns[1].metric(f"fused, n = {int(last['n'])}", f"{last['fused_seconds'] * 1e3
 columns[2].metric(f"n×n scores at n = {int(last['n'])} (float32)", f"{last['score_matrix_bytes'] / 2**20:.0f} MiB")
 show_figure(
     figures.attention_cost(
-        cost["n"].to_numpy(), cost["explicit_seconds"].to_numpy(), cost["fused_seconds"].to_numpy(),
-        cost["explicit_bytes"].to_numpy(), cost["fused_bytes"].to_numpy(), f"bytes held ({cost['memory_source'].iloc[0]})",
+        cost["n"].to_numpy(),
+        cost["explicit_seconds"].to_numpy(),
+        cost["fused_seconds"].to_numpy(),
+        cost["explicit_bytes"].to_numpy(),
+        cost["fused_bytes"].to_numpy(),
+        f"bytes held ({cost['memory_source'].iloc[0]})",
     ),
     cost,
     "attention_cost",

@@ -11,7 +11,6 @@ from ui.entry import use_app_navigation
 
 use_app_navigation()
 
-BASES = [10, 100, 1_000, 10_000, 100_000, 1_000_000]
 
 page_intro(
     "Wavelengths",
@@ -21,7 +20,9 @@ page_intro(
 
 with st.sidebar:
     d_model = st.slider("d_model", 2, 1024, 512, key="d", bind="query-params")
-    base = st.select_slider("base", options=BASES, value=10_000, key="base", bind="query-params")
+    base = st.select_slider(
+        "base", options=encodings.PE_BASES, value=encodings.DEFAULT_BASE, key="base", bind="query-params"
+    )
 
 lengths = encodings.wavelengths(d_model, float(base))
 pairs = np.arange(lengths.size)
@@ -39,8 +40,14 @@ st.markdown(
 
 show_figure(
     figures.wavelength_plot(pairs, lengths, float(base), d_model),
-    pd.DataFrame({"pair": pairs, "dimensions": [f"{2 * i}, {2 * i + 1}" for i in pairs],
-                  "wavelength": lengths, "frequency": 1.0 / lengths}),
+    pd.DataFrame(
+        {
+            "pair": pairs,
+            "dimensions": [f"{2 * i}, {2 * i + 1}" for i in pairs],
+            "wavelength": lengths,
+            "frequency": 1.0 / lengths,
+        }
+    ),
     "wavelengths",
 )
 st.markdown(

@@ -166,7 +166,9 @@ def test_apply_rope_is_multiplication_by_a_unit_complex_number():
     x = rng.standard_normal((5, 16))
     positions = np.array([0, 1, 2, 50, 999])
     rotated = attention.apply_rope(x, positions, base=500.0)
-    as_complex = (x[:, 0::2] + 1j * x[:, 1::2]) * np.exp(1j * positions[:, None] * encodings.angular_frequencies(16, 500.0))
+    as_complex = (x[:, 0::2] + 1j * x[:, 1::2]) * np.exp(
+        1j * positions[:, None] * encodings.angular_frequencies(16, 500.0)
+    )
     np.testing.assert_allclose(rotated[:, 0::2], as_complex.real, atol=1e-12)
     np.testing.assert_allclose(rotated[:, 1::2], as_complex.imag, atol=1e-12)
     np.testing.assert_allclose(rotated[0], x[0], rtol=0, atol=0)  # position 0 is the identity

@@ -49,7 +49,6 @@ def _unavailable(reason: str):
     pytest.skip(reason)
 
 
-
 @pytest.fixture(scope="module")
 def server():
     try:
@@ -84,9 +83,11 @@ def _screenshot(page, name: str):
     full_page screenshot alone stops at the window's edge. Grow the window to the content, shoot, shrink."""
     height = page.evaluate(
         "() => Math.max(...['stMain', 'stAppViewContainer'].map("
-        "id => document.querySelector(`[data-testid=\"${id}\"]`)?.scrollHeight ?? 0))"
+        'id => document.querySelector(`[data-testid="${id}"]`)?.scrollHeight ?? 0))'
     )
-    page.set_viewport_size({"width": VIEWPORT["width"], "height": min(max(height, VIEWPORT["height"]), TALLEST_SCREENSHOT)})
+    page.set_viewport_size(
+        {"width": VIEWPORT["width"], "height": min(max(height, VIEWPORT["height"]), TALLEST_SCREENSHOT)}
+    )
     page.wait_for_timeout(300)  # plotly redraws at the new size
     page.screenshot(path=str(ARTIFACTS / name), full_page=True)
     page.set_viewport_size(VIEWPORT)
@@ -161,18 +162,54 @@ class Room:
 
 
 ROOMS = [
-    Room("encoding_matrix", "Encoding matrix", "What the naive schemes get wrong", 4,
-         "n=500&d=64&base=1000&zr=100", {"n": "500", "d": "64", "base": "1000"}, {"zr": "100"},
-         "n", "501", "encoding_overview"),
-    Room("wavelengths", "Wavelengths", "The binary-counter analogy", 2,
-         "d=64&base=100&bits=6", {"d": "64", "base": "100", "bits": "6"}, {},
-         "d", "65", "wavelengths"),
-    Room("similarity", "Similarity vs offset", "The same picture for the other schemes", 5,
-         "d=64&n=256&kmax=32&scheme=RoPE&s=9", {"d": "64", "n": "256", "kmax": "32", "s": "9"}, {"scheme": "RoPE"},
-         "kmax", "33", "dot_product_vs_offset"),
-    Room("softmax_saturation", "Softmax saturation", "The price of attention", 6,
-         "a=2.5&dk=64&temp=0.5&scores=3%2C1%2C4", {"dk": "64", "temp": "0.50"}, {"a": "2.50", "scores": "3,1,4"},
-         "temp", "0.55", "softmax_row"),
+    Room(
+        "encoding_matrix",
+        "Encoding matrix",
+        "What the naive schemes get wrong",
+        4,
+        "n=500&d=64&base=1000&zr=100",
+        {"n": "500", "d": "64", "base": "1000"},
+        {"zr": "100"},
+        "n",
+        "501",
+        "encoding_overview",
+    ),
+    Room(
+        "wavelengths",
+        "Wavelengths",
+        "The binary-counter analogy",
+        2,
+        "d=64&base=100&bits=6",
+        {"d": "64", "base": "100", "bits": "6"},
+        {},
+        "d",
+        "65",
+        "wavelengths",
+    ),
+    Room(
+        "similarity",
+        "Similarity vs offset",
+        "The same picture for the other schemes",
+        5,
+        "d=64&n=256&kmax=32&scheme=RoPE&s=9",
+        {"d": "64", "n": "256", "kmax": "32", "s": "9"},
+        {"scheme": "RoPE"},
+        "kmax",
+        "33",
+        "dot_product_vs_offset",
+    ),
+    Room(
+        "softmax_saturation",
+        "Softmax saturation",
+        "The price of attention",
+        6,
+        "a=2.5&dk=64&temp=0.5&scores=3%2C1%2C4",
+        {"dk": "64", "temp": "0.50"},
+        {"a": "2.50", "scores": "3,1,4"},
+        "temp",
+        "0.55",
+        "softmax_row",
+    ),
 ]
 
 
@@ -217,7 +254,8 @@ def test_shared_link_restores_the_controls_and_a_moved_slider_redraws_its_figure
         page.wait_for_url(re.compile(rf"[?&]{room.slider}={re.escape(room.moved_value)}(&|$)"), timeout=WAIT_MS)
         page.wait_for_function(
             f"([selector, before]) => {{ const now = ({FIGURE_SIGNATURE})(selector); return now && now !== before; }}",
-            arg=[figure, before], timeout=WAIT_MS,
+            arg=[figure, before],
+            timeout=WAIT_MS,
         )
         _wait_until_idle(page)
         _assert_no_error_box(page)
@@ -230,7 +268,9 @@ TINY_RUN = "src=csv&epochs=1&seeds=2&win=512&layers=1"  # two models x two seeds
 
 def _upload_and_load(page, name: str, content: bytes):
     uploader = page.locator('[data-testid="stFileUploader"]')
-    uploader.locator("input[type=file]").set_input_files(files=[{"name": name, "mimeType": "text/csv", "buffer": content}])
+    uploader.locator("input[type=file]").set_input_files(
+        files=[{"name": name, "mimeType": "text/csv", "buffer": content}]
+    )
     uploader.locator('[data-testid="stFileChipName"]', has_text=name).wait_for(timeout=WAIT_MS)
     # Load only once the bytes are on the server, or the page would rightly say no file was chosen.
     expect(uploader.locator('[data-testid="stFileChipIconSpinner"]')).to_have_count(0, timeout=WAIT_MS)

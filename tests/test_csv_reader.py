@@ -12,8 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.vibration import DataError, make_windows, read_vibration_csv
-from core.vibration import csv_reader
+from core.vibration import DataError, csv_reader, make_windows, read_vibration_csv
 
 # --- accepted dialects ----------------------------------------------------------------------------
 
@@ -46,7 +45,7 @@ DIALECTS = {
         [0.1, 0.2, 0.3, 0.4],
     ),
     "semicolon with decimal commas": (
-        "signal;label\n0,5;normal\n-1,25;normal\n2,0;B007\n".encode(),
+        b"signal;label\n0,5;normal\n-1,25;normal\n2,0;B007\n",
         {},
         [("normal", 2), ("B007", 1)],
         12_000.0,
@@ -419,7 +418,7 @@ def test_a_wide_table_written_in_any_dialect_reads_back_exactly(
     values, separator, decimal_comma, crlf, bom, trailing_separator
 ):
     decimal_comma = decimal_comma and separator != ","
-    end = ("\r\n" if crlf else "\n")
+    end = "\r\n" if crlf else "\n"
     tail = separator if trailing_separator and separator != " " else ""
 
     def cell(value: float) -> str:

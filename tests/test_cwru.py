@@ -23,9 +23,17 @@ def test_catalogue_maps_every_class_and_load_to_the_official_numbers():
     assert len(CWRU_CATALOGUE) == 40
     zero_hp = {entry.label: number for number, entry in CWRU_CATALOGUE.items() if entry.load_hp == 0}
     assert zero_hp == {
-        "normal": 97, "IR007": 105, "IR014": 169, "IR021": 209, "B007": 118,
-        "B014": 185, "B021": 222, "OR007": 130, "OR014": 197, "OR021": 234,
-    }  # fmt: skip
+        "normal": 97,
+        "IR007": 105,
+        "IR014": 169,
+        "IR021": 209,
+        "B007": 118,
+        "B014": 185,
+        "B021": 222,
+        "OR007": 130,
+        "OR014": 197,
+        "OR021": 234,
+    }
     assert [CWRU_CATALOGUE[n].load_hp for n in (234, 235, 236, 237)] == [0, 1, 2, 3]
     assert [CWRU_CATALOGUE[n].rpm for n in (97, 98, 99, 100)] == [1797, 1772, 1750, 1730]
     assert CWRU_CATALOGUE[212].diameter_in == 0.021 and CWRU_CATALOGUE[97].diameter_in == 0.0

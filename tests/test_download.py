@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from core.vibration import DataError, download_cwru
-from core.vibration import download
+from core.vibration import DataError, download, download_cwru
 
 CWRU_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "cwru"
 FILES = [105, 118]  # two small official files, about 2.9 MB each

@@ -1,14 +1,14 @@
 """Evaluations beyond one split: exact per-window SNR, the classes cross-load may use, the blocks' numbers
-against hand-computed ones, and one tiny plan that runs every evaluation through core.jobs.run_plan."""
+against hand-computed ones, and one tiny plan that runs every evaluation through core.plan.run_plan."""
 
 import math
 
 import numpy as np
 import pytest
 
-from core import evaluation
-from core.jobs import Plan, run_plan
-from core.models import ModelConfig
+from core.evaluations import cross_load, d_model_sweep, noise, split_comparison
+from core.models import ModelConfig, embedding_models
+from core.plan import Plan, RunFinished, StageStarted, run_plan
 from core.results import validate_results
 from core.training import TrainConfig
 from core.vibration import DataError, Recording, make_windows, synthetic_bearing_set
@@ -29,7 +29,7 @@ def test_white_noise_sits_exactly_at_the_snr_in_every_window():
     # windows of very different power: the SNR is set per window, not over the whole set
     windows = rng.standard_normal((5, 400)) * np.array([[0.01], [0.1], [1.0], [10.0], [100.0]])
     for snr in (-4.0, 0.0, 4.0, 8.0):
-        noisy = evaluation.add_white_noise(windows, snr, np.random.default_rng(1))
+        noisy = noise.add_white_noise(windows, snr, np.random.default_rng(1))
         np.testing.assert_allclose(snr_of(windows, noisy), snr, atol=1e-9)
 
 
@@ -37,8 +37,8 @@ def test_noise_power_of_a_constant_window_by_hand():
     # a window of constant 2 has power 4; at 0 dB the noise power is 4, at 10 dB it is 0.4
     window = np.full((1, 1000), 2.0)
     for snr, expected_power in ((0.0, 4.0), (10.0, 0.4), (-10.0, 40.0)):
-        noise = evaluation.add_white_noise(window, snr, np.random.default_rng(3)) - window
-        assert np.mean(noise**2) == pytest.approx(expected_power, rel=1e-12)
+        added = noise.add_white_noise(window, snr, np.random.default_rng(3)) - window
+        assert np.mean(added**2) == pytest.approx(expected_power, rel=1e-12)
 
 
 @pytest.fixture(scope="module")
@@ -49,7 +49,7 @@ def small_windows():
 
 def test_noisy_test_sets_set_the_snr_on_the_recorded_signal(small_windows):
     w = small_windows
-    sets = evaluation.noisy_test_sets(w, [-4, 0, 8], seed=5)
+    sets = noise.noisy_test_sets(w, [-4, 0, 8], seed=5)
     assert list(sets) == ["snr -4 dB", "snr 0 dB", "snr 8 dB"]
     raw = w.x_test.astype(np.float64) * w.std + w.mean
     for snr, (x, y) in zip((-4, 0, 8), sets.values()):
@@ -61,22 +61,22 @@ def test_noisy_test_sets_set_the_snr_on_the_recorded_signal(small_windows):
 
 def test_one_noise_draw_per_seed_serves_every_snr(small_windows):
     w = small_windows
-    sets = evaluation.noisy_test_sets(w, [0, 20], seed=2)
+    sets = noise.noisy_test_sets(w, [0, 20], seed=2)
     noise_0 = sets["snr 0 dB"][0].astype(np.float64) - w.x_test
     noise_20 = sets["snr 20 dB"][0].astype(np.float64) - w.x_test
     # the same noise, 20 dB lower: amplitude ratio 10^(20/20) = 10
     np.testing.assert_allclose(noise_0, 10 * noise_20, atol=2e-5)
-    again = evaluation.noisy_test_sets(w, [0], seed=2)["snr 0 dB"][0]
-    other = evaluation.noisy_test_sets(w, [0], seed=3)["snr 0 dB"][0]
+    again = noise.noisy_test_sets(w, [0], seed=2)["snr 0 dB"][0]
+    other = noise.noisy_test_sets(w, [0], seed=3)["snr 0 dB"][0]
     assert np.array_equal(again, sets["snr 0 dB"][0]) and not np.array_equal(other, again)
 
 
 def test_snr_lists_must_be_finite_and_distinct():
-    assert evaluation.check_snr_list([-4, 0, 4, 8]) == [-4.0, 0.0, 4.0, 8.0]
+    assert noise.check_snr_list([-4, 0, 4, 8]) == [-4.0, 0.0, 4.0, 8.0]
     with pytest.raises(ValueError, match="must not repeat"):
-        evaluation.check_snr_list([0, 0])
+        noise.check_snr_list([0, 0])
     with pytest.raises(ValueError, match="finite"):
-        evaluation.check_snr_list([float("nan")])
+        noise.check_snr_list([float("nan")])
 
 
 # --- cross-load -----------------------------------------------------------------------------------------
@@ -90,11 +90,11 @@ def cwru_like_set():
 
 def test_cross_load_uses_the_classes_recorded_at_every_load():
     recordings = cwru_like_set()
-    classes, dropped = evaluation.common_classes(recordings, [0], [1, 2, 3])
+    classes, dropped = cross_load.common_classes(recordings, [0], [1, 2, 3])
     assert dropped == ["normal"]
     assert classes == ["IR007", "IR014", "IR021", "B007", "B014", "B021", "OR007", "OR014", "OR021"]
     # at 0 HP alone every class is there
-    assert evaluation.common_classes(recordings, [0], [0]) == (
+    assert cross_load.common_classes(recordings, [0], [0]) == (
         ["normal", *classes],
         [],
     )
@@ -103,18 +103,18 @@ def test_cross_load_uses_the_classes_recorded_at_every_load():
 def test_cross_load_refuses_missing_loads_and_recordings_without_a_load():
     recordings = synthetic_bearing_set(seed=0, loads=(0, 1), duration_s=0.5, classes=("normal", "IR007"))
     with pytest.raises(DataError, match=r"No recordings at load\(s\) \[3\] HP; the data holds loads \[0, 1\]"):
-        evaluation.common_classes(recordings, [0], [3])
+        cross_load.common_classes(recordings, [0], [3])
     unknown = [Recording(np.zeros(100), 12_000, "normal"), *recordings]
     with pytest.raises(DataError, match="motor load of every recording"):
-        evaluation.common_classes(unknown, [0], [1])
+        cross_load.common_classes(unknown, [0], [1])
     with pytest.raises(ValueError, match="both train loads and test loads"):
-        evaluation.check_loads([0], None)
+        cross_load.check_loads([0], None)
 
 
 def test_all_windows_cuts_every_window_and_keeps_the_training_statistics():
     signal = np.arange(1000, dtype=np.float64)
     recordings = [Recording(signal, 1000, "IR007"), Recording(-signal[:500], 1000, "OR007")]
-    x, y = evaluation.all_windows(recordings, ["OR007", "IR007"], window=100, stride=50, mean=10.0, std=2.0)
+    x, y = cross_load.all_windows(recordings, ["OR007", "IR007"], window=100, stride=50, mean=10.0, std=2.0)
     # (1000 - 100) / 50 + 1 = 19 windows, then (500 - 100) / 50 + 1 = 9
     assert x.shape == (28, 100) and list(y) == [1] * 19 + [0] * 9
     assert x[1, 0] == pytest.approx((50 - 10.0) / 2.0)  # the second window starts at sample 50
@@ -123,9 +123,9 @@ def test_all_windows_cuts_every_window_and_keeps_the_training_statistics():
 
 def test_the_train_load_is_scored_on_its_held_out_block_and_other_loads_on_all_windows():
     recordings = cwru_like_set()
-    classes, _ = evaluation.common_classes(recordings, [0], [0, 1])
-    windows = make_windows(evaluation.recordings_at(recordings, 0, classes), window=256)
-    sets = evaluation.cross_load_test_sets(recordings, windows, train_load=0, test_loads=[0, 1])
+    classes, _ = cross_load.common_classes(recordings, [0], [0, 1])
+    windows = make_windows(cross_load.recordings_at(recordings, 0, classes), window=256)
+    sets = cross_load.cross_load_test_sets(recordings, windows, train_load=0, test_loads=[0, 1])
     assert sets["load 0 HP"][0] is windows.x_test
     x, y = sets["load 1 HP"]
     assert len(x) == 9 * (6000 // 256)  # 0.5 s at 12 kHz: 23 whole windows per recording
@@ -142,7 +142,7 @@ def run(model, seed, accuracy, **extra):
 def test_split_comparison_leak_is_the_paired_random_minus_time_difference():
     time_runs = [run("A", s, a) for s, a in enumerate((0.90, 0.92, 0.94))]
     random_runs = [run("A", s, a) for s, a in enumerate((0.99, 0.99, 1.00))]
-    block = evaluation.split_comparison_block({"time": time_runs, "random": random_runs}, ["A"])
+    block = split_comparison.split_comparison_block({"time": time_runs, "random": random_runs}, ["A"])
     assert block["modes"] == ["time", "random"]
     assert block["accuracy"]["A"][0]["mean"] == pytest.approx(0.92)
     assert block["accuracy"]["A"][1]["values"] == [0.99, 0.99, 1.00]
@@ -154,7 +154,7 @@ def test_split_comparison_leak_is_the_paired_random_minus_time_difference():
     half = T_975_2DF * sd / math.sqrt(3)
     assert leak["ci95"] == pytest.approx([0.22 / 3 - half, 0.22 / 3 + half])
     # the experiment's own split comes first, the leak stays random minus time
-    flipped = evaluation.split_comparison_block({"random": random_runs, "time": time_runs}, ["A"])
+    flipped = split_comparison.split_comparison_block({"random": random_runs, "time": time_runs}, ["A"])
     assert flipped["modes"] == ["random", "time"] and flipped["leak"]["A"]["diff_mean"] == pytest.approx(0.22 / 3)
 
 
@@ -163,12 +163,12 @@ def test_noise_block_reads_each_runs_extra_tests():
         tests = {"snr -4 dB": {"accuracy": at_minus_4, "f1": at_minus_4}, "snr 8 dB": {"accuracy": at_8, "f1": at_8}}
         return run("B", seed, 1.0, extra_tests=tests)
 
-    block = evaluation.noise_block([noisy_run(0, 0.5, 0.9), noisy_run(1, 0.7, 1.0)], ["B"], [-4, 8])
+    block = noise.noise_block([noisy_run(0, 0.5, 0.9), noisy_run(1, 0.7, 1.0)], ["B"], [-4, 8])
     assert block["snr_db"] == [-4.0, 8.0]
     low, high = block["accuracy"]["B"]
     assert (low["mean"], low["values"]) == (pytest.approx(0.6), [0.5, 0.7])
     assert high["sd"] == pytest.approx(math.sqrt(0.005))  # 0.9 and 1.0: sd 0.0707
-    table = evaluation.noise_table(block)
+    table = noise.noise_table(block)
     assert table.loc["B", "-4 dB"] == "60.0 ± 14.1" and table.loc["B", "8 dB"] == "95.0 ± 7.1"
 
 
@@ -177,18 +177,21 @@ def test_d_model_sweep_block_by_width():
         16: [run("B", 0, 0.8, n_parameters=100), run("B", 1, 0.9, n_parameters=100)],
         64: [run("B", 0, 0.95, n_parameters=900), run("B", 1, 0.97, n_parameters=900)],
     }
-    block = evaluation.d_model_sweep_block(by_width, ["B"])
+    block = d_model_sweep.d_model_sweep_block(by_width, ["B"])
     assert block["d_models"] == [16, 64] and block["n_parameters"] == {"B": [100, 900]}
     assert [c["mean"] for c in block["accuracy"]["B"]] == pytest.approx([0.85, 0.96])
-    assert evaluation.sweep_table(block).loc["B", "d_model 64"] == "96.0 ± 1.4 (900 p)"
+    assert d_model_sweep.sweep_table(block).loc["B", "d_model 64"] == "96.0 ± 1.4 (900 p)"
 
 
 def test_embedding_models_are_the_ones_with_a_d_model():
-    assert evaluation.embedding_models(["A", "A+PE", "B-noPE", "B", "B-learned", "B-concat", "CNN"]) == [
-        "B-noPE", "B", "B-learned", "B-concat",
+    assert embedding_models(["A", "A+PE", "B-noPE", "B", "B-learned", "B-concat", "CNN"]) == [
+        "B-noPE",
+        "B",
+        "B-learned",
+        "B-concat",
     ]
     with pytest.raises(ValueError, match=r"\[18\] do not split into 4 heads"):
-        evaluation.check_d_models([16, 18], n_heads=4)
+        d_model_sweep.check_d_models([16, 18], n_heads=4)
 
 
 # --- every evaluation through run_plan, on a tiny synthetic set ------------------------------------------------
@@ -201,16 +204,34 @@ def tiny_config() -> TrainConfig:
 @pytest.fixture(scope="module")
 def everything():
     recordings = [
-        r for r in synthetic_bearing_set(seed=0, loads=(0, 1), duration_s=1.0, classes=("normal", "IR007", "OR007"))
+        r
+        for r in synthetic_bearing_set(seed=0, loads=(0, 1), duration_s=1.0, classes=("normal", "IR007", "OR007"))
         if r.label != "normal" or r.meta["load_hp"] == 0
     ]
     plan = Plan(
-        data=lambda: recordings, windowing={"window": 128}, models=["A", "B"], seeds=[0, 1], config=tiny_config(),
-        train_loads=[0], test_loads=[0, 1], snr_db=[300, -10], compare_splits=True, d_models=[16, 32],
+        data=lambda: recordings,
+        windowing={"window": 128},
+        models=["A", "B"],
+        seeds=[0, 1],
+        config=tiny_config(),
+        evaluations={
+            "train_loads": [0],
+            "test_loads": [0, 1],
+            "snr_db": [300, -10],
+            "compare_splits": True,
+            "d_models": [16, 32],
+        },
         keep_weights=False,
     )
     stages, runs = [], []
-    results = run_plan(plan, on_stage=lambda name, windows: stages.append(name), on_run_end=runs.append)
+
+    def progress(event):
+        if isinstance(event, StageStarted):
+            stages.append(event.stage.label)
+        elif isinstance(event, RunFinished):
+            runs.append(event.run)
+
+    results = run_plan(plan, progress=progress)
     return plan, results, stages, runs
 
 
@@ -223,7 +244,11 @@ def test_every_evaluation_lands_in_one_valid_json(everything):
     assert results["class_names"] == ["IR007", "OR007"]  # normal is missing at 1 HP
     assert results["cross_load"]["dropped_classes"] == ["normal"]
     assert results["config"]["evaluations"] == {
-        "train_loads": [0], "test_loads": [0, 1], "snr_db": [300.0, -10.0], "compare_splits": True, "d_models": [16, 32],
+        "train_loads": [0],
+        "test_loads": [0, 1],
+        "snr_db": [300.0, -10.0],
+        "compare_splits": True,
+        "d_models": [16, 32],
     }
     assert results["config"]["train"]["model"]["d_model"] == 16  # the experiment runs at the sweep's first width
 
@@ -249,8 +274,14 @@ def test_the_blocks_agree_with_the_runs_they_come_from(everything):
 
 def test_plans_refuse_evaluations_they_cannot_run(small_windows):
     with pytest.raises(ValueError, match="give the plan the recordings"):
-        run_plan(Plan(data=small_windows, models=["A"], seeds=[0], config=tiny_config(), compare_splits=True))
+        run_plan(
+            Plan(
+                data=small_windows, models=["A"], seeds=[0], config=tiny_config(), evaluations={"compare_splits": True}
+            )
+        )
     with pytest.raises(ValueError, match="needs an embedding model"):
-        Plan(data=small_windows, models=["A", "CNN"], seeds=[0], d_models=[16, 32])
+        Plan(data=small_windows, models=["A", "CNN"], seeds=[0], evaluations={"d_models": [16, 32]})
+    with pytest.raises(ValueError, match=r"unknown evaluation settings \['snr'\]"):
+        Plan(data=small_windows, models=["A"], seeds=[0], evaluations={"snr": [0]})
     with pytest.raises(ValueError, match="windowing takes"):
         Plan(data=small_windows, models=["A"], seeds=[0], windowing={"size": 128})

@@ -7,9 +7,11 @@ from pathlib import Path
 import pytest
 import torch
 
-from core.experiment import build_parser, command_line, default_workers, main, make_plan
+from core.data_spec import DataSpec, FileRef
+from core.experiment import build_parser, command_line, main, make_plan
 from core.results import load_results
-from core.training import TrainConfig
+from core.training import default_workers
+from core.vibration import DataError
 
 CWRU_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "cwru"
 TINY = ["--window", "256", "--patch", "16", "--heads", "2", "--layers", "1", "--threads", "1", "--quiet"]
@@ -18,8 +20,23 @@ TINY = ["--window", "256", "--patch", "16", "--heads", "2", "--layers", "1", "--
 def test_a_tiny_synthetic_run_writes_schema_valid_json(tmp_path, capsys):
     out = tmp_path / "results.json"
     code = main(
-        ["--dataset", "synthetic", "--duration", "1.5", "--models", "A,B", "--seeds", "0,1", "--epochs", "2",
-         "--tokens", "fft", "--out", str(out), *TINY]
+        [
+            "--dataset",
+            "synthetic",
+            "--duration",
+            "1.5",
+            "--models",
+            "A,B",
+            "--seeds",
+            "0,1",
+            "--epochs",
+            "2",
+            "--tokens",
+            "fft",
+            "--out",
+            str(out),
+            *TINY,
+        ]
     )
     assert code == 0
     results = load_results(out)  # validates against the contract
@@ -46,12 +63,13 @@ def test_the_same_settings_reproduce_the_same_numbers(tmp_path):
 
 
 def test_workers_default_to_filling_the_cores_and_do_not_change_the_numbers(tmp_path, monkeypatch):
-    monkeypatch.setattr("core.experiment.usable_cpus", lambda: 8)
+    monkeypatch.setattr("core.training.usable_cpus", lambda: 8)
     assert make_plan(build_parser().parse_args(["--duration", "1.5", *TINY])).workers == 8
     assert make_plan(build_parser().parse_args(["--duration", "1.5", *TINY, "--threads", "3"])).workers == 2
     assert make_plan(build_parser().parse_args(["--duration", "1.5", *TINY, "--workers", "1"])).workers == 1
-    monkeypatch.setattr("core.experiment.pick_device", lambda device: torch.device("cuda"))
-    assert default_workers(1, "auto") == 1  # a GPU takes one run at a time
+    assert default_workers(1, cap=2) == 2  # the Fault lab caps the runs side by side
+    monkeypatch.setattr("core.training.pick_device", lambda device: torch.device("cuda"))
+    assert default_workers(1) == 1  # a GPU takes one run at a time
     monkeypatch.undo()
     args = ["--duration", "1.5", "--models", "A,B", "--seeds", "0,1", "--epochs", "2", *TINY]
     main([*args, "--workers", "1", "--out", str(tmp_path / "alone.json")])
@@ -82,8 +100,23 @@ def test_bad_settings_exit_with_status_2(tmp_path, capsys):
 @pytest.mark.skipif(not CWRU_DIR.is_dir(), reason=f"CWRU data not found at {CWRU_DIR} (see shared/data/README.md)")
 def test_one_epoch_on_cwru_0hp(tmp_path):
     out = tmp_path / "cwru.json"
-    code = main(["--dataset", "cwru", "--models", "A", "--seeds", "0", "--epochs", "1", "--threads", "1",
-                 "--quiet", "--out", str(out)])
+    code = main(
+        [
+            "--dataset",
+            "cwru",
+            "--models",
+            "A",
+            "--seeds",
+            "0",
+            "--epochs",
+            "1",
+            "--threads",
+            "1",
+            "--quiet",
+            "--out",
+            str(out),
+        ]
+    )
     assert code == 0
     results = load_results(out)
     assert results["class_names"][0] == "normal" and len(results["class_names"]) == 10
@@ -94,9 +127,39 @@ def test_one_epoch_on_cwru_0hp(tmp_path):
 def test_every_evaluation_from_the_command_line_with_the_snr_written_with_an_equals_sign(tmp_path, capsys):
     out = tmp_path / "evaluations.json"
     code = main(
-        ["--duration", "1.0", "--loads", "0", "--models", "A,B", "--seeds", "0", "--epochs", "1", "--window", "128",
-         "--patch", "16", "--heads", "2", "--layers", "1", "--threads", "1", "--split", "time,random",
-         "--train-loads", "0", "--test-loads", "1", "--snr=-4,0,4,8", "--d-model", "16,32", "--out", str(out)]
+        [
+            "--duration",
+            "1.0",
+            "--loads",
+            "0",
+            "--models",
+            "A,B",
+            "--seeds",
+            "0",
+            "--epochs",
+            "1",
+            "--window",
+            "128",
+            "--patch",
+            "16",
+            "--heads",
+            "2",
+            "--layers",
+            "1",
+            "--threads",
+            "1",
+            "--split",
+            "time,random",
+            "--train-loads",
+            "0",
+            "--test-loads",
+            "1",
+            "--snr=-4,0,4,8",
+            "--d-model",
+            "16,32",
+            "--out",
+            str(out),
+        ]
     )
     assert code == 0
     results = load_results(out)
@@ -113,11 +176,59 @@ def test_every_evaluation_from_the_command_line_with_the_snr_written_with_an_equ
 
 def test_the_command_line_of_a_results_config_reproduces_its_settings(tmp_path):
     out = tmp_path / "r.json"
-    argv = ["--duration", "1.0", "--models", "A,B", "--seeds", "3", "--epochs", "1", "--window", "128", "--stride", "96",
-            "--patch", "16", "--heads", "2", "--layers", "1", "--ff-dim", "24", "--dropout", "0.05", "--pe-scale", "0.5",
-            "--embed-scale", "--threads", "1", "--lr", "0.0025", "--lr-schedule", "cosine", "--patience", "3",
-            "--shares", "0.6,0.2,0.2", "--data-seed", "4", "--split-seed", "7", "--split", "random,time",
-            "--train-loads", "1", "--test-loads", "0,1", "--snr=-2.5,6", "--d-model", "16,32", "--quiet", "--out", str(out)]
+    argv = [
+        "--duration",
+        "1.0",
+        "--models",
+        "A,B",
+        "--seeds",
+        "3",
+        "--epochs",
+        "1",
+        "--window",
+        "128",
+        "--stride",
+        "96",
+        "--patch",
+        "16",
+        "--heads",
+        "2",
+        "--layers",
+        "1",
+        "--ff-dim",
+        "24",
+        "--dropout",
+        "0.05",
+        "--pe-scale",
+        "0.5",
+        "--embed-scale",
+        "--threads",
+        "1",
+        "--lr",
+        "0.0025",
+        "--lr-schedule",
+        "cosine",
+        "--patience",
+        "3",
+        "--shares",
+        "0.6,0.2,0.2",
+        "--data-seed",
+        "4",
+        "--split-seed",
+        "7",
+        "--split",
+        "random,time",
+        "--train-loads",
+        "1",
+        "--test-loads",
+        "0,1",
+        "--snr=-2.5,6",
+        "--d-model",
+        "16,32",
+        "--quiet",
+        "--out",
+        str(out),
+    ]
     assert main(argv) == 0
     config = load_results(out)["config"]
     command = command_line(config)
@@ -126,38 +237,130 @@ def test_the_command_line_of_a_results_config_reproduces_its_settings(tmp_path):
     plan = make_plan(args)
     assert plan.config.to_dict() == config["train"]
     assert (plan.models, plan.seeds, plan.metric) == (config["models"], config["seeds"], config["metric"])
-    assert plan.evaluations() == config["evaluations"]
+    assert plan.evaluations == config["evaluations"]
     assert plan.windowing == {"window": 128, "stride": 96, "split": (0.6, 0.2, 0.2), "mode": "random", "seed": 7}
     for key, value in plan.data_settings.items():
         assert config["data"][key] == value, key
 
 
-def test_the_command_line_of_page_configs():
-    synthetic = {"data": {"dataset": "synthetic", "seed": 2, "loads": [0, 1], "source": "the built-in synthetic set",
-                          "window": 512, "stride": 512, "split_mode": "time"},
-                 "models": ["A", "CNN"], "seeds": [0, 1], "train": TrainConfig(epochs=8, threads=1).to_dict()}
-    args = build_parser().parse_args(shlex.split(command_line(synthetic))[3:])
-    assert (args.dataset, args.data_seed, args.loads, args.window, args.split) == ("synthetic", 2, [0, 1], 512, ["time"])
-    assert (args.models, args.seeds, args.epochs, args.d_model) == (["A", "CNN"], [0, 1], 8, None)
+SPECS = {
+    "synthetic": DataSpec("synthetic", data_seed=2, loads=(0, 1), synthetic_duration_s=2.5),
+    "cwru folder": DataSpec("cwru", loads=(0, 2), channel="FE", folder="data/cwru"),
+    "cwru default folder": DataSpec("cwru"),
+    "cwru uploads": DataSpec("cwru", loads=(0,), files=(FileRef("97.mat", "a" * 64), FileRef("105.mat", "b" * 64))),
+    "seu": DataSpec("seu", folder="seu files", channel=6, seu_condition="30_2", sample_rate_override=5120.5),
+    "csv": DataSpec(
+        "csv",
+        sample_rate_override=48828.125,
+        files=(FileRef("normal run.csv", "c" * 64), FileRef("IR007.csv", "d" * 64)),
+    ),
+}
 
-    cwru = {"data": {"dataset": "cwru", "loads": [0], "channel": "FE", "folder": "local", "window": 1024,
-                     "split_mode": "random"}, "models": ["A", "B"], "seeds": [0], "train": {}, "device": "cuda"}
-    args = build_parser().parse_args(shlex.split(command_line(cwru))[3:])
-    assert (args.dataset, args.channel, args.split, args.data, args.device) == ("cwru", "FE", ["random"], None, "cuda")
 
-    csv = {"data": {"dataset": "csv", "files": ["normal run.csv", "IR007.csv"], "sample_rate": 12000.0, "window": 256},
-           "models": ["A"], "seeds": [0], "train": {}}
-    args = build_parser().parse_args(shlex.split(command_line(csv))[3:])
-    assert [str(path) for path in args.data] == ["normal run.csv", "IR007.csv"] and args.sample_rate == 12000.0
+@pytest.mark.parametrize("name", list(SPECS))
+def test_a_data_spec_round_trips_through_its_dict_and_the_command_line(name, tmp_path, monkeypatch):
+    spec = SPECS[name]
+    assert DataSpec.from_dict(spec.to_dict()) == spec
+    assert DataSpec.from_dict(json.loads(json.dumps(spec.to_dict()))) == spec
+    # files named on the command line are read to record their hash: write files with those hashes' stand-ins
+    monkeypatch.chdir(tmp_path)
+    contents = {}
+    for ref in spec.files:
+        contents[ref.name] = f"content of {ref.name}".encode()
+        (tmp_path / ref.name).write_bytes(contents[ref.name])
+    expected = DataSpec(**{**spec.__dict__, "files": tuple(FileRef.of(n, c) for n, c in contents.items())})
+    args = build_parser().parse_args(expected.argv())
+    assert DataSpec.from_args(args) == expected
+
+
+def test_data_spec_loads_uploaded_files_by_content_and_refuses_another_file(tmp_path):
+    from core.vibration import example_csv
+
+    content = example_csv()
+    spec = DataSpec("csv", files=(FileRef.of("example.csv", content),))
+    recordings = spec.load(files={"example.csv": content})
+    assert [r.label for r in recordings] == ["normal", "IR007", "OR007"]
+    with pytest.raises(DataError, match="example.csv is not the file these settings were made with"):
+        spec.load(files={"example.csv": content + b"\n"})
+    assert spec.describe(3) == "3 recordings from example.csv"
+    with pytest.raises(DataError, match="needs --data PATH"):
+        DataSpec("csv")
 
 
 @pytest.mark.skipif(not CWRU_DIR.is_dir(), reason=f"CWRU data not found at {CWRU_DIR} (see shared/data/README.md)")
 def test_cross_load_on_cwru_uses_the_nine_fault_classes(tmp_path):
     out = tmp_path / "cross.json"
-    code = main(["--dataset", "cwru", "--models", "A", "--seeds", "0", "--epochs", "1", "--threads", "1",
-                 "--train-loads", "0", "--test-loads", "1", "--quiet", "--out", str(out)])
+    code = main(
+        [
+            "--dataset",
+            "cwru",
+            "--models",
+            "A",
+            "--seeds",
+            "0",
+            "--epochs",
+            "1",
+            "--threads",
+            "1",
+            "--train-loads",
+            "0",
+            "--test-loads",
+            "1",
+            "--quiet",
+            "--out",
+            str(out),
+        ]
+    )
     assert code == 0
     block = load_results(out)["cross_load"]
     assert block["dropped_classes"] == ["normal"] and len(block["classes"]) == 9
     # 9 files of about 122,000 samples at 1 HP: 118 or 119 whole 1024-sample windows each
     assert 9 * 118 <= block["test_windows"][0] <= 9 * 119
+
+
+def test_a_cli_run_and_its_reproducing_command_give_the_same_summary(tmp_path):
+    first = tmp_path / "first.json"
+    argv = [
+        "--duration",
+        "1.0",
+        "--loads",
+        "0,1",
+        "--models",
+        "A,B-noPE",
+        "--seeds",
+        "0,1",
+        "--epochs",
+        "2",
+        "--window",
+        "128",
+        "--patch",
+        "16",
+        "--heads",
+        "2",
+        "--layers",
+        "1",
+        "--threads",
+        "1",
+        "--workers",
+        "1",
+        "--split",
+        "time,random",
+        "--snr=-3",
+        "--train-loads",
+        "0",
+        "--test-loads",
+        "1",
+        "--quiet",
+    ]
+    assert main([*argv, "--out", str(first)]) == 0
+    results = load_results(first)
+    command = command_line(results["config"])
+    words = shlex.split(command)
+    assert words[:3] == ["python", "-m", "core.experiment"]
+    second = tmp_path / "second.json"
+    assert main([*words[3:], "--quiet", "--out", str(second)]) == 0
+    again = load_results(second)
+    assert again["summary"] == results["summary"] and again["paired"] == results["paired"]
+    for block in ("split_comparison", "noise", "cross_load"):
+        assert again[block] == results[block], block
+    assert command_line(again["config"]) == command

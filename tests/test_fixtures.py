@@ -20,8 +20,10 @@ def test_a_fixed_plan_gives_the_stored_json_bit_for_bit(name):
     differing = [key for key, value in stored["environment"].items() if here.get(key) != value]
     if differing:
         made_with = ", ".join(f"{key}={stored['environment'][key]!r:.60}" for key in differing)
-        pytest.skip(f"fixture {name} was made with another {', '.join(differing)} ({made_with}); "
-                    f"regenerate it with tests/data/make_fixtures.py to compare on this machine")
+        pytest.skip(
+            f"fixture {name} was made with another {', '.join(differing)} ({made_with}); "
+            f"regenerate it with tests/data/make_fixtures.py to compare on this machine"
+        )
     assert stored["argv"] == make_fixtures.PLANS[name], "the plan changed: regenerate the fixture in its own commit"
     results = make_fixtures.run_plan_argv(stored["argv"])
     difference = make_fixtures.first_difference(

@@ -6,6 +6,7 @@ import time
 import pytest
 
 import core.jobs as jobs
+import core.plan as plans
 from core.models import ModelConfig
 from core.results import validate_results
 from core.training import TrainConfig, TrainingStopped
@@ -55,7 +56,7 @@ def wait_until(condition, timeout=WAIT_S):
 
 
 def test_a_job_runs_to_the_end_and_reports_as_it_goes(windows):
-    job = jobs.start(jobs.Plan(data=windows, models=["A", "B"], seeds=[0, 1], config=tiny_config()))
+    job = jobs.start(plans.Plan(data=windows, models=["A", "B"], seeds=[0, 1], config=tiny_config()))
     seen_states = set()
     while not job.done:
         status = job.status()
@@ -83,7 +84,7 @@ def test_the_data_can_be_a_callable_built_on_the_worker(windows):
         built_on.append(threading.current_thread().name)
         return windows
 
-    job = jobs.start(jobs.Plan(data=build, models=["A"], seeds=[0], config=tiny_config(epochs=1)))
+    job = jobs.start(plans.Plan(data=build, models=["A"], seeds=[0], config=tiny_config(epochs=1)))
     assert job.wait(WAIT_S)
     assert job.status().state == "done"
     assert built_on == ["pe-lab-training"]
@@ -91,7 +92,7 @@ def test_the_data_can_be_a_callable_built_on_the_worker(windows):
 
 def test_stop_midway_keeps_the_finished_runs(windows, monkeypatch):
     # Make the second run endless: the job is stopped inside it, after the first run has finished.
-    real_train = jobs.train
+    real_train = plans.train
 
     def train_with_endless_b(windows, model, config, seed, device, progress, should_stop, keep_weights, extra_sets):
         if model == "A":
@@ -102,8 +103,8 @@ def test_stop_midway_keeps_the_finished_runs(windows, monkeypatch):
             progress(1, {"epoch": 1, "train_loss": 1.0, "val_loss": 1.0, "val_accuracy": 0.5})
             time.sleep(0.001)
 
-    monkeypatch.setattr(jobs, "train", train_with_endless_b)
-    job = jobs.start(jobs.Plan(data=windows, models=["A", "B"], seeds=[0], config=tiny_config()))
+    monkeypatch.setattr(plans, "train", train_with_endless_b)
+    job = jobs.start(plans.Plan(data=windows, models=["A", "B"], seeds=[0], config=tiny_config()))
     wait_until(lambda: job.status().model == "B" and job.status().epoch > 0)
     job.stop()
     assert job.wait(WAIT_S)
@@ -116,7 +117,7 @@ def test_stop_midway_keeps_the_finished_runs(windows, monkeypatch):
 
 
 def test_stopping_a_real_training_run(windows):
-    job = jobs.start(jobs.Plan(data=windows, models=["A"], seeds=[0], config=endless_config()))
+    job = jobs.start(plans.Plan(data=windows, models=["A"], seeds=[0], config=endless_config()))
     wait_until(lambda: job.status().epoch >= 1)
     epochs_at_stop = job.status().epoch
     job.stop()
@@ -127,10 +128,10 @@ def test_stopping_a_real_training_run(windows):
 
 
 def test_jobs_queue_one_at_a_time_and_see_their_place(windows):
-    first = jobs.start(jobs.Plan(data=windows, models=["A"], seeds=[0], config=endless_config()))
+    first = jobs.start(plans.Plan(data=windows, models=["A"], seeds=[0], config=endless_config()))
     wait_until(lambda: first.status().state == "running")
-    second = jobs.start(jobs.Plan(data=windows, models=["A"], seeds=[0], config=tiny_config(epochs=1)))
-    third = jobs.start(jobs.Plan(data=windows, models=["CNN"], seeds=[0], config=tiny_config(epochs=1)))
+    second = jobs.start(plans.Plan(data=windows, models=["A"], seeds=[0], config=tiny_config(epochs=1)))
+    third = jobs.start(plans.Plan(data=windows, models=["CNN"], seeds=[0], config=tiny_config(epochs=1)))
     assert first.status().jobs_ahead == 0
     assert (second.status().state, second.status().jobs_ahead) == ("queued", 1)
     assert (third.status().state, third.status().jobs_ahead) == ("queued", 2)
@@ -150,11 +151,11 @@ def test_a_failing_job_reports_why_and_the_worker_runs_the_next(windows):
     def broken_data():
         raise DataError("CWRU files missing from /nowhere: 97.mat")
 
-    failing = jobs.start(jobs.Plan(data=broken_data, models=["A"], seeds=[0], config=tiny_config()))
+    failing = jobs.start(plans.Plan(data=broken_data, models=["A"], seeds=[0], config=tiny_config()))
     bad_heads = jobs.start(
-        jobs.Plan(data=windows, models=["A"], seeds=[0], config=tiny_config(model=ModelConfig(patch=16, n_heads=3)))
+        plans.Plan(data=windows, models=["A"], seeds=[0], config=tiny_config(model=ModelConfig(patch=16, n_heads=3)))
     )
-    after = jobs.start(jobs.Plan(data=windows, models=["A"], seeds=[0], config=tiny_config(epochs=1)))
+    after = jobs.start(plans.Plan(data=windows, models=["A"], seeds=[0], config=tiny_config(epochs=1)))
     assert after.wait(WAIT_S)
     assert failing.status().state == "failed"
     assert failing.status().error == "DataError: CWRU files missing from /nowhere: 97.mat"
@@ -165,15 +166,21 @@ def test_a_failing_job_reports_why_and_the_worker_runs_the_next(windows):
 
 def test_a_plan_refuses_unknown_models_and_repeats(windows):
     with pytest.raises(ValueError, match="unknown models"):
-        jobs.Plan(data=windows, models=["A", "Z"], seeds=[0])
+        plans.Plan(data=windows, models=["A", "Z"], seeds=[0])
     with pytest.raises(ValueError, match="must not repeat"):
-        jobs.Plan(data=windows, models=["A"], seeds=[0, 0])
+        plans.Plan(data=windows, models=["A"], seeds=[0, 0])
 
 
 def test_a_job_with_evaluations_counts_their_runs_but_lists_only_the_experiments():
     recordings = synthetic_bearing_set(seed=0, duration_s=1.0, classes=("normal", "IR007", "OR007"))
-    plan = jobs.Plan(data=lambda: recordings, windowing={"window": 128}, models=["A", "B"], seeds=[0],
-                     config=tiny_config(epochs=1), compare_splits=True, snr_db=[0], d_models=[16, 32])
+    plan = plans.Plan(
+        data=lambda: recordings,
+        windowing={"window": 128},
+        models=["A", "B"],
+        seeds=[0],
+        config=tiny_config(epochs=1),
+        evaluations={"compare_splits": True, "snr_db": [0], "d_models": [16, 32]},
+    )
     assert plan.run_count() == 2 + 2 + 1  # experiment, random split, B at d_model 32
     job = jobs.start(plan)
     stages = set()
@@ -197,8 +204,11 @@ def test_a_job_with_evaluations_counts_their_runs_but_lists_only_the_experiments
 def test_runs_side_by_side_give_the_numbers_of_runs_one_at_a_time(windows):
     plan = dict(data=windows, models=["A", "B"], seeds=[0, 1], config=tiny_config(epochs=3), keep_weights=False)
     ended = []
-    alone = jobs.run_plan(jobs.Plan(**plan))
-    side_by_side = jobs.run_plan(jobs.Plan(**plan, workers=3), on_run_end=ended.append)
+    alone = plans.run_plan(plans.Plan(**plan))
+    side_by_side = plans.run_plan(
+        plans.Plan(**plan, workers=3),
+        progress=lambda event: ended.append(event.run) if isinstance(event, plans.RunFinished) else None,
+    )
     assert [(run["model"], run["seed"]) for run in side_by_side["runs"]] == [("A", 0), ("B", 0), ("A", 1), ("B", 1)]
     for one, other in zip(alone["runs"], side_by_side["runs"]):
         for key in ("accuracy", "f1", "confusion_matrix", "history", "epochs"):
@@ -217,14 +227,14 @@ def test_a_failing_run_side_by_side_stops_the_others_and_raises(windows, monkeyp
         stopped_by_the_failure.set()
         raise TrainingStopped("stopped")
 
-    monkeypatch.setattr(jobs, "train", train_failing_a)
+    monkeypatch.setattr(plans, "train", train_failing_a)
     with pytest.raises(FloatingPointError, match="A diverged"):
-        jobs.run_plan(jobs.Plan(data=windows, models=["A", "B"], seeds=[0, 1], config=tiny_config(), workers=2))
+        plans.run_plan(plans.Plan(data=windows, models=["A", "B"], seeds=[0, 1], config=tiny_config(), workers=2))
     assert stopped_by_the_failure.is_set()
 
 
 def test_a_stop_side_by_side_keeps_the_runs_that_finished(windows, monkeypatch):
-    real_train = jobs.train
+    real_train = plans.train
     stop = threading.Event()
 
     def train_endless_b(windows, model, config, seed, device, progress, should_stop, keep_weights, extra_sets):
@@ -235,21 +245,23 @@ def test_a_stop_side_by_side_keeps_the_runs_that_finished(windows, monkeypatch):
         wait_until(should_stop)
         raise TrainingStopped("stopped")
 
-    monkeypatch.setattr(jobs, "train", train_endless_b)
-    plan = jobs.Plan(data=windows, models=["A", "B"], seeds=[0], config=tiny_config(), workers=2)
-    with pytest.raises(jobs.PlanStopped) as stopped:
-        jobs.run_plan(plan, should_stop=stop.is_set)
+    monkeypatch.setattr(plans, "train", train_endless_b)
+    plan = plans.Plan(data=windows, models=["A", "B"], seeds=[0], config=tiny_config(), workers=2)
+    with pytest.raises(plans.PlanStopped) as stopped:
+        plans.run_plan(plan, should_stop=stop.is_set)
     assert [run["model"] for run in stopped.value.results["runs"]] == ["A"]
 
 
 @pytest.mark.parametrize("workers", [0, -1, 1.5, True])
 def test_workers_must_be_a_positive_integer(windows, workers):
     with pytest.raises(ValueError, match="workers"):
-        jobs.Plan(data=windows, models=["A"], seeds=[0], workers=workers)
+        plans.Plan(data=windows, models=["A"], seeds=[0], workers=workers)
 
 
 def test_a_job_side_by_side_shows_one_runs_curve_at_a_time(windows):
-    plan = jobs.Plan(data=windows, models=["A", "B"], seeds=[0, 1], config=tiny_config(epochs=4, patience=4), workers=2)
+    plan = plans.Plan(
+        data=windows, models=["A", "B"], seeds=[0, 1], config=tiny_config(epochs=4, patience=4), workers=2
+    )
     job = jobs.start(plan)
     histories = []
     deadline = time.monotonic() + WAIT_S
@@ -267,7 +279,7 @@ def test_a_job_side_by_side_shows_one_runs_curve_at_a_time(windows):
 
 def test_when_the_followed_run_ends_the_status_follows_one_still_training(windows, monkeypatch):
     # A (started first) trains until B has ended; the status must then show A's epochs, not B's finished curve
-    real_train = jobs.train
+    real_train = plans.train
     b_ended = threading.Event()
 
     def train_slow_a(windows, model, config, seed, device, progress, should_stop, keep_weights, extra_sets):
@@ -281,8 +293,8 @@ def test_when_the_followed_run_ends_the_status_follows_one_still_training(window
         run = real_train(windows, model, tiny_config(epochs=1), seed, device, progress, should_stop, keep_weights)
         return run
 
-    monkeypatch.setattr(jobs, "train", train_slow_a)
-    job = jobs.start(jobs.Plan(data=windows, models=["A", "B"], seeds=[0], config=tiny_config(), workers=2))
+    monkeypatch.setattr(plans, "train", train_slow_a)
+    job = jobs.start(plans.Plan(data=windows, models=["A", "B"], seeds=[0], config=tiny_config(), workers=2))
     wait_until(lambda: job.status().run_index == 1)
     b_ended.set()
     wait_until(lambda: job.status().epoch == 2)

@@ -14,9 +14,11 @@ import torch
 from streamlit.testing.v1 import AppTest
 
 from core import results as results_json
+from core.models import ModelConfig, check_model_settings
 from core.vibration import example_csv
 from tests.apptest_utils import ROOT, figures, trace_array
 from ui import fault_lab as lab
+from ui import lab_data
 
 CWRU_DIR = ROOT.parent / "shared" / "data" / "cwru"
 TINY = {"epochs": 1, "seeds": 2, "win": 256, "patch": 32, "layers": 1}
@@ -99,7 +101,7 @@ def test_fewer_epochs_than_the_default_warn_that_the_models_may_not_have_converg
 
 @pytest.mark.parametrize(("cpus", "workers"), [(1, 1), (2, 2), (16, 2)])
 def test_the_page_trains_runs_side_by_side_on_up_to_two_cpus(monkeypatch, cpus, workers):
-    monkeypatch.setattr(lab, "usable_cpus", lambda: cpus)
+    monkeypatch.setattr("core.training.usable_cpus", lambda: cpus)
     assert lab.training_workers() == workers
 
 
@@ -115,7 +117,7 @@ def test_the_page_job_trains_side_by_side_with_one_torch_thread_per_run(monkeypa
     plans = []
     real_start = lab.jobs.start
     monkeypatch.setattr(lab.jobs, "start", lambda plan: plans.append(plan) or real_start(plan))
-    monkeypatch.setattr(lab, "usable_cpus", lambda: 2)
+    monkeypatch.setattr("core.training.usable_cpus", lambda: 2)
     at = open_lab()
     set_tiny(at)
     results = train_to_the_end(at)
@@ -224,7 +226,9 @@ def test_results_survive_switching_pages(trained):
 
 
 def test_deep_link_restores_the_experiment_controls():
-    at = open_lab({"models": ["A", "B-noPE", "CNN"], "tok": "fft", "split": "random", "win": "512", "heads": "2", "seeds": "2"})
+    at = open_lab(
+        {"models": ["A", "B-noPE", "CNN"], "tok": "fft", "split": "random", "win": "512", "heads": "2", "seeds": "2"}
+    )
     assert at.multiselect(key="models").value == ["A", "B-noPE", "CNN"]
     assert at.radio(key="tok").value == "fft"
     assert at.radio(key="split").value == "random"
@@ -234,12 +238,19 @@ def test_deep_link_restores_the_experiment_controls():
     assert at.slider(key="seeds").value == 2
 
 
-def test_plan_problems_are_named_before_training():
-    assert lab.plan_problem([], 1024, 32, "= patch", 4) == "Choose at least one model."
-    assert "multiple of the patch" in lab.plan_problem(["A"], 1000, 32, "= patch", 4)
-    assert "d_model 12" in lab.plan_problem(["B"], 1024, 32, 12, 8)
-    assert lab.plan_problem(["A", "B", "CNN"], 1024, 32, 64, 4) is None
-    assert lab.plan_problem(["CNN"], 1024, 32, "= patch", 3) is None  # the CNN has no heads
+def test_plan_problems_are_named_in_core_words_before_training():
+    def problem(models, window, patch, d_model, heads):
+        return lab.LabSettings(
+            models=tuple(models), window=window, patch=patch, d_model=d_model, n_heads=heads
+        ).problem(lab.LoadedData([], lab_data.DataSpec()))
+
+    assert problem([], 1024, 32, None, 4) == "Choose at least one model."
+    assert "do not cut into patches of 32" in problem(["A"], 1000, 32, None, 4)
+    assert "must divide d_model=12" in problem(["B"], 1024, 32, 12, 8)
+    assert problem(["A", "B", "CNN"], 1024, 32, 64, 4) is None
+    assert problem(["CNN"], 1024, 32, None, 3) is None  # the CNN has no heads
+    with pytest.raises(ValueError, match="must divide d_model=12"):  # the same rule guards the CLI's models
+        check_model_settings(["B"], 1024, ModelConfig(d_model=12, n_heads=8))
 
 
 def test_cwru_folder_happy_path():
@@ -285,7 +296,9 @@ def test_cwru_upload_of_a_renamed_file_is_refused_and_keeps_the_data():
     at = open_lab({"src": "cwru"})
     before = at.session_state[lab.DATA_KEY]
     at.radio(key="cwru_from").set_value("uploaded .mat files").run()
-    at.file_uploader(key="cwru_files").set_value(("105.mat", b"not a mat file at all", "application/octet-stream")).run()
+    at.file_uploader(key="cwru_files").set_value(
+        ("105.mat", b"not a mat file at all", "application/octet-stream")
+    ).run()
     at.button(key="load_cwru_files").click().run()
     assert not at.exception
     assert errors(at) and "105.mat" in errors(at)[0]
@@ -298,7 +311,11 @@ def test_evaluations_beyond_one_split_show_their_tables_and_the_cli_command():
     set_tiny(at)
     results = train_to_the_end(at)
     assert {"split_comparison", "noise", "cross_load"} <= set(results)
-    assert [s.value for s in at.subheader] == ["Time split vs random split", "Robustness to noise", "Across motor loads"]
+    assert [s.value for s in at.subheader] == [
+        "Time split vs random split",
+        "Robustness to noise",
+        "Across motor loads",
+    ]
     assert results["noise"]["snr_db"] == [0.0, 8.0]
     assert results["cross_load"]["train_loads"] == [0] and results["cross_load"]["test_loads"] == [1]
     assert set(results["split_comparison"]["modes"]) == {"time", "random"}

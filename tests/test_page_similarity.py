@@ -1,14 +1,12 @@
 """AppTest of pages/similarity.py: defaults, every control, the displayed numbers, and deep links."""
 
-
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from core import similarity
 from tests import apptest_utils
 from tests.apptest_utils import as_array, figure_traces
-
-from core import similarity
 
 PAGE = "pages/similarity.py"
 
@@ -33,7 +31,9 @@ def test_defaults_show_offset_only_dependence_and_exact_shift():
     curves = figure_traces(app, "dot_product_vs_offset")
     assert [trace["name"] for trace in curves] == ["t = 0", "t = 42", "t = 85", "t = 127", "Σ_i cos(k·ω_i)"]
     np.testing.assert_array_equal(as_array(curves[0]["x"]), np.arange(65))
-    np.testing.assert_allclose(as_array(curves[-1]["y"]), similarity.closed_form_dot_product(np.arange(65), 128), rtol=1e-12)
+    np.testing.assert_allclose(
+        as_array(curves[-1]["y"]), similarity.closed_form_dot_product(np.arange(65), 128), rtol=1e-12
+    )
     assert as_array(curves[0]["y"])[0] == pytest.approx(64.0)  # k = 0: ‖PE‖² = d/2
     heatmap = figure_traces(app, "cosine_similarity")[0]
     assert as_array(heatmap["z"]).shape == (128, 128)

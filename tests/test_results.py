@@ -6,20 +6,19 @@ import math
 
 import pytest
 
+from core.evaluations import cross_load, d_model_sweep, noise, split_comparison
+from core.report import comparison_word, summary_table
 from core.results import (
     PAIRED_KEYS,
     RUN_KEYS,
+    SCHEMA_VERSION,
     TOP_KEYS,
     build_results,
-    comparison_word,
     load_results,
-    mean_sd,
-    paired_differences,
     save_results,
-    summary_table,
-    t_interval,
     validate_results,
 )
+from core.stats import mean_sd, paired_differences, t_interval
 
 CLASSES = ["normal", "IR007"]
 T_975_2DF = 4.302652729911275  # Student t, 97.5 % quantile, 2 degrees of freedom (statistical tables: 4.303)
@@ -189,18 +188,17 @@ def test_summary_table_one_row_per_model():
 
 
 def with_blocks() -> dict:
-    """Results of A and B on three seeds with one block of each optional kind, built by core.evaluation."""
-    from core import evaluation
+    """Results of A and B on three seeds with one block of each optional kind, built by core.evaluations."""
 
     runs = runs_with_differences([0.01, 0.02, 0.03])
     for run in runs:
         score = {"accuracy": run["accuracy"] - 0.2, "f1": run["f1"] - 0.2}
         run["extra_tests"] = {"snr 0 dB": score, "load 1 HP": score}
     blocks = {
-        "noise": evaluation.noise_block(runs, ["A", "B"], [0]),
-        "cross_load": evaluation.cross_load_block({0: runs}, ["A", "B"], [1], CLASSES, ["OR007"], {1: 50}),
-        "split_comparison": evaluation.split_comparison_block({"time": runs, "random": runs}, ["A", "B"]),
-        "d_model_sweep": evaluation.d_model_sweep_block({16: [dict(r, n_parameters=99) for r in runs]}, ["B"]),
+        "noise": noise.noise_block(runs, ["A", "B"], [0]),
+        "cross_load": cross_load.cross_load_block({0: runs}, ["A", "B"], [1], CLASSES, ["OR007"], {1: 50}),
+        "split_comparison": split_comparison.split_comparison_block({"time": runs, "random": runs}, ["A", "B"]),
+        "d_model_sweep": d_model_sweep.d_model_sweep_block({16: [dict(r, n_parameters=99) for r in runs]}, ["B"]),
     }
     return build_results({}, CLASSES, runs, evaluations=blocks)
 
@@ -241,3 +239,21 @@ def test_validate_names_what_breaks_an_optional_block(breakage, message):
 def test_unknown_evaluation_blocks_are_refused():
     with pytest.raises(ValueError, match="unknown evaluation blocks"):
         build_results({}, CLASSES, runs_with_differences([0.01, 0.02, 0.03]), evaluations={"robustness": {}})
+
+
+def test_results_carry_the_schema_version_and_other_versions_are_refused_by_name():
+    results = build_results({}, CLASSES, runs_with_differences([0.01, 0.02, 0.03]))
+    assert results["schema_version"] == SCHEMA_VERSION == 1
+    older = dict(results, schema_version=0)
+    with pytest.raises(ValueError, match=r"schema_version 0, but this PE Lab reads schema_version 1 only"):
+        validate_results(older)
+    unversioned = {key: value for key, value in results.items() if key != "schema_version"}
+    with pytest.raises(ValueError, match=r"has no schema_version .* reads schema_version 1"):
+        validate_results(unversioned)
+    with pytest.raises(ValueError, match="top level must be an object"):
+        validate_results([results])
+
+
+def test_paired_comparison_refuses_an_unknown_metric():
+    with pytest.raises(ValueError, match="metric must be one of"):
+        build_results({}, CLASSES, runs_with_differences([0.01, 0.02, 0.03]), metric="auc")

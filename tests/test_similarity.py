@@ -5,7 +5,6 @@ import pytest
 
 from core import attention, encodings, similarity
 
-
 # --- shift_matrix (core.encodings) --------------------------------------------------------------------
 
 
@@ -72,7 +71,9 @@ def test_odd_d_model_depends_on_the_start_and_has_no_closed_form():
     base = 10.0
     omega = base ** (-2 / 3)
     curves = similarity.dot_product_vs_offset([0, 5], [3], 3, base)
-    np.testing.assert_allclose(curves[:, 0], np.cos(3.0) + np.sin([0.0, 5 * omega]) * np.sin([3 * omega, 8 * omega]), rtol=1e-14)
+    np.testing.assert_allclose(
+        curves[:, 0], np.cos(3.0) + np.sin([0.0, 5 * omega]) * np.sin([3 * omega, 8 * omega]), rtol=1e-14
+    )
     assert abs(curves[0, 0] - curves[1, 0]) > 0.5
     with pytest.raises(ValueError, match="even"):
         similarity.closed_form_dot_product([1], 5)

@@ -32,7 +32,9 @@ def test_published_multiples_follow_from_the_6205_geometry():
     ratio = BALL_DIAMETER_IN / PITCH_DIAMETER_IN  # d/D, contact angle 0
     assert SHAFT_MULTIPLES["BPFI"] == pytest.approx(N_BALLS / 2 * (1 + ratio), abs=1e-3)
     assert SHAFT_MULTIPLES["BPFO"] == pytest.approx(N_BALLS / 2 * (1 - ratio), abs=1e-3)
-    assert SHAFT_MULTIPLES["BSF"] == pytest.approx(PITCH_DIAMETER_IN / (2 * BALL_DIAMETER_IN) * (1 - ratio**2), abs=1e-3)
+    assert SHAFT_MULTIPLES["BSF"] == pytest.approx(
+        PITCH_DIAMETER_IN / (2 * BALL_DIAMETER_IN) * (1 - ratio**2), abs=1e-3
+    )
     assert SHAFT_MULTIPLES["FTF"] == pytest.approx(0.5 * (1 - ratio), abs=1e-3)
     assert SHAFT_MULTIPLES["BPFI"] + SHAFT_MULTIPLES["BPFO"] == pytest.approx(N_BALLS, abs=1e-3)
 

@@ -109,8 +109,14 @@ def test_should_stop_is_checked_before_every_batch(windows):
 
     epochs_seen = []
     with pytest.raises(TrainingStopped):
-        train(windows, "A", tiny_config(epochs=5), seed=0, should_stop=stop_on_sixth_check,
-              progress=lambda epoch, metrics: epochs_seen.append(epoch))
+        train(
+            windows,
+            "A",
+            tiny_config(epochs=5),
+            seed=0,
+            should_stop=stop_on_sixth_check,
+            progress=lambda epoch, metrics: epochs_seen.append(epoch),
+        )
     assert batches_per_epoch == 4
     assert len(checks) == 6  # stopped at the check that said so, not an epoch later
     assert epochs_seen == [1]
@@ -119,11 +125,19 @@ def test_should_stop_is_checked_before_every_batch(windows):
 def test_thread_count_is_set_for_training_and_restored(windows):
     before = torch.get_num_threads()
     seen = []
-    train(windows, "A", tiny_config(epochs=1, threads=1), seed=0, progress=lambda *_: seen.append(torch.get_num_threads()))
+    train(
+        windows, "A", tiny_config(epochs=1, threads=1), seed=0, progress=lambda *_: seen.append(torch.get_num_threads())
+    )
     assert seen == [1]
     assert torch.get_num_threads() == before
     huge = []
-    train(windows, "A", tiny_config(epochs=1, threads=10_000), seed=0, progress=lambda *_: huge.append(torch.get_num_threads()))
+    train(
+        windows,
+        "A",
+        tiny_config(epochs=1, threads=10_000),
+        seed=0,
+        progress=lambda *_: huge.append(torch.get_num_threads()),
+    )
     assert huge == [min(10_000, training.usable_cpus())]
 
 
@@ -165,7 +179,6 @@ def test_device_choice():
             pick_device("cuda")
 
 
-
 def test_cosine_schedule_follows_its_closed_form(windows, monkeypatch):
     # after epoch k of T the rate is lr · (1 + cos(pi k / T)) / 2
     optimizers = []
@@ -176,7 +189,13 @@ def test_cosine_schedule_follows_its_closed_form(windows, monkeypatch):
     train(windows, "A", config, seed=0, progress=lambda *_: rates.append(optimizers[0].param_groups[0]["lr"]))
     assert rates == pytest.approx([0.004 * (1 + math.cos(math.pi * k / 4)) / 2 for k in (1, 2, 3, 4)])
     constant = []
-    train(windows, "A", tiny_config(epochs=2), seed=0, progress=lambda *_: constant.append(optimizers[-1].param_groups[0]["lr"]))
+    train(
+        windows,
+        "A",
+        tiny_config(epochs=2),
+        seed=0,
+        progress=lambda *_: constant.append(optimizers[-1].param_groups[0]["lr"]),
+    )
     assert constant == [TrainConfig().learning_rate] * 2
     with pytest.raises(ValueError, match="lr_schedule must be one of"):
         TrainConfig(lr_schedule="step")
@@ -184,9 +203,16 @@ def test_cosine_schedule_follows_its_closed_form(windows, monkeypatch):
 
 def test_extra_test_sets_are_scored_by_the_restored_model(windows):
     flipped = windows.x_test[:, ::-1].copy()
-    run = train(windows, "CNN", tiny_config(), seed=0, extra_test_sets={
-        "same": (windows.x_test, windows.y_test), "reversed": (flipped, windows.y_test),
-    })
+    run = train(
+        windows,
+        "CNN",
+        tiny_config(),
+        seed=0,
+        extra_test_sets={
+            "same": (windows.x_test, windows.y_test),
+            "reversed": (flipped, windows.y_test),
+        },
+    )
     same = run["extra_tests"]["same"]
     assert same["confusion_matrix"] == run["confusion_matrix"] and same["accuracy"] == run["accuracy"]
     assert np.sum(run["extra_tests"]["reversed"]["confusion_matrix"]) == len(windows.y_test)

@@ -40,3 +40,17 @@ def show_figure(figure: go.Figure, data: pd.DataFrame, name: str) -> None:
         on_click="ignore",
         icon=":material/download:",
     )
+
+
+def show_table(table: pd.DataFrame, name: str, hide_index: bool = True) -> None:
+    """Show `table` and offer exactly that table as `<name>.csv`."""
+    st.dataframe(table, hide_index=hide_index)
+    st.download_button(
+        "Download the table (CSV)",
+        data=lambda: table.to_csv(index=not hide_index).encode("utf-8"),
+        file_name=f"{name}.csv",
+        mime="text/csv",
+        key=f"csv_{name}",
+        on_click="ignore",
+        icon=":material/download:",
+    )

@@ -13,7 +13,6 @@ from __future__ import annotations
 import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 
-
 _RESTARTED_KEY = "_restarted_through_app"
 
 

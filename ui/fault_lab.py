@@ -1,262 +1,250 @@
-"""Session state and cached loaders of the Fault lab page.
+"""The Fault lab's experiment: its settings, the controls that set them, the background job and its progress.
 
-The current data, the running job and the last results live in st.session_state under keys that no
-widget owns (a widget's key is dropped when its page is left), so they survive switching pages. Data
-replaces the current data only when it loaded without error: a bad upload shows its message and
-loses nothing the user already had.
+The running job and the last results live in st.session_state under keys that no widget owns, so they
+survive switching pages. The page hands the current data (ui.lab_data) and one `LabSettings` to
+`start_experiment`; everything it checks, core checks (the Plan and core.models), so page and CLI refuse the
+same settings with the same words.
 """
 
 from __future__ import annotations
 
 import io
-import tempfile
-import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-import numpy as np
-import pandas as pd
 import streamlit as st
 import torch
 
-from core import jobs, vibration
-from core.models import ModelConfig
-from core.training import TrainConfig, describe_device, pick_device, usable_cpus
-from core.vibration import DataError, Recording
-from core.vibration.cwru import catalogue_files
+from core import evaluations, jobs
+from core.data_spec import DataSpec
+from core.figures import fault_lab as figures
+from core.models import MODEL_DESCRIPTIONS, MODEL_NAMES, ModelConfig, check_model_settings
+from core.plan import Plan
+from core.training import TrainConfig, default_workers, describe_device, pick_device
+from ui.lab_data import DATA_KEY, MESSAGE_KEY, LoadedData
 
-DATA_KEY = "_fault_lab_data"
+__all__ = ["DATA_KEY", "MESSAGE_KEY", "JOB_KEY", "RESULTS_KEY", "WEIGHTS_KEY", "LabSettings", "start_experiment"]
+
 JOB_KEY = "_fault_lab_job"
 RESULTS_KEY = "_fault_lab_results"
 WEIGHTS_KEY = "_fault_lab_weights"
-MESSAGE_KEY = "_fault_lab_message"
-
-
-@dataclass
-class LoadedData:
-    """The recordings the lab works on, and how they were obtained (for the JSON config and the page)."""
-
-    recordings: list[Recording]
-    source: str  # synthetic, cwru, seu, csv
-    description: str
-    settings: dict[str, Any] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
-    uid: str = field(default_factory=lambda: uuid.uuid4().hex)  # a cheap cache key for this data
-
-    @property
-    def labels(self) -> list[str]:
-        return list(dict.fromkeys(r.label for r in self.recordings))
-
-    @property
-    def loads(self) -> list[int]:
-        return sorted({int(r.meta["load_hp"]) for r in self.recordings if r.meta.get("load_hp") is not None})
-
-
-def current_data() -> LoadedData | None:
-    return st.session_state.get(DATA_KEY)
-
-
-def replace_data(loader: Callable[[], LoadedData]) -> bool:
-    """Run `loader`; on success it becomes the current data, on a DataError the page shows why and the
-    current data stays. Any other exception is a bug and is reported as one, not swallowed."""
-    try:
-        data = loader()
-    except DataError as error:
-        st.session_state[MESSAGE_KEY] = ("error", str(error))
-        return False
-    st.session_state[DATA_KEY] = data
-    st.session_state[MESSAGE_KEY] = ("success", f"Loaded {data.description}.")
-    return True
-
-
-def show_message() -> None:
-    message = st.session_state.get(MESSAGE_KEY)
-    if message:
-        kind, text = message
-        (st.error if kind == "error" else st.success)(text)
-
-
-# --- loaders (cached: the same data serves every visitor without a second copy) --------------------
-
-
-@st.cache_resource(max_entries=4, show_spinner="Generating the synthetic set…")
-def _synthetic(seed: int, loads: tuple[int, ...]) -> list[Recording]:
-    return vibration.synthetic_bearing_set(seed=seed, loads=loads)
-
-
-def synthetic(seed: int, loads: Sequence[int]) -> LoadedData:
-    loads = tuple(sorted(loads)) or (0,)
-    return LoadedData(
-        _synthetic(seed, loads),
-        "synthetic",
-        f"the built-in synthetic set (seed {seed}, loads {', '.join(map(str, loads))} HP)",
-        {"dataset": "synthetic", "seed": seed, "loads": list(loads)},
-    )
-
-
-@st.cache_resource(max_entries=2, show_spinner="Reading the CWRU files…")
-def _cwru_folder(folder: str, loads: tuple[int, ...], channel: str) -> tuple[list[Recording], list[str]]:
-    recordings = vibration.load_cwru(folder, loads=loads, channel=channel, allow_missing=True)
-    return list(recordings), list(recordings.missing)
-
-
-def cwru_folder(folder: str, loads: Sequence[int], channel: str) -> LoadedData:
-    loads = tuple(sorted(loads)) or (0,)
-    recordings, missing = _cwru_folder(str(Path(folder).expanduser()), loads, channel)
-    notes = [f"Missing files, left out: {', '.join(missing)}."] if missing else []
-    return LoadedData(
-        recordings, "cwru", f"CWRU {channel} at {', '.join(map(str, loads))} HP ({len(recordings)} files)",
-        {"dataset": "cwru", "loads": list(loads), "channel": channel, "folder": "local"}, notes,
-    )
-
-
-def cwru_uploads(files: Sequence[Any], loads: Sequence[int], channel: str) -> LoadedData:
-    """Uploaded .mat files must keep their official names (97.mat, 105.mat, ...): the name says the class."""
-    if not files:
-        raise DataError("Choose one or more CWRU .mat files first (named by their number, e.g. 105.mat).")
-    with tempfile.TemporaryDirectory(prefix="pe-lab-cwru-") as folder:
-        for upload in files:
-            (Path(folder) / Path(upload.name).name).write_bytes(upload.getvalue())
-        recordings = vibration.load_cwru(folder, loads=tuple(sorted(loads)) or (0,), channel=channel, allow_missing=True)
-    notes = [f"Not uploaded, left out: {', '.join(recordings.missing)}."] if recordings.missing else []
-    return LoadedData(
-        list(recordings), "cwru", f"{len(recordings)} uploaded CWRU files ({channel})",
-        {"dataset": "cwru", "loads": sorted(loads), "channel": channel, "folder": "upload"}, notes,
-    )
-
-
-def csv_uploads(files: Sequence[Any], sample_rate: float | None) -> LoadedData:
-    """Every uploaded CSV is read; one bad file fails the whole load with its name in the message."""
-    if not files:
-        raise DataError("Choose one or more CSV files first, or download the example below to see the format.")
-    recordings: list[Recording] = []
-    for upload in files:
-        try:
-            recordings += _csv(upload.getvalue(), upload.name, sample_rate)
-        except DataError as error:
-            raise DataError(f"{upload.name}: {error}") from None
-    notes = []
-    if any(r.meta.get("sample_rate_assumed") for r in recordings):
-        notes.append("No time column and no sample rate given: 12 000 Hz was assumed.")
-    names = ", ".join(upload.name for upload in files)
-    return LoadedData(
-        recordings, "csv", f"{len(recordings)} recordings from {names}",
-        {"dataset": "csv", "files": [upload.name for upload in files], "sample_rate": sample_rate}, notes,
-    )
-
-
-@st.cache_data(max_entries=8, show_spinner=False)  # keyed by the file bytes themselves
-def _csv(raw: bytes, name: str, sample_rate: float | None) -> list[Recording]:
-    stem = Path(name).stem
-    return vibration.read_vibration_csv(raw, name=stem, sample_rate=sample_rate)
-
-
-def seu_folder(folder: str, condition: str, channel: int, sample_rate: float) -> LoadedData:
-    recordings = vibration.load_seu(Path(folder).expanduser(), condition=condition, channel=channel, sample_rate=sample_rate)
-    return LoadedData(
-        list(recordings), "seu", f"SEU bearing set, condition {condition}, channel {channel}",
-        {"dataset": "seu", "condition": condition, "channel": channel, "sample_rate": sample_rate},
-        ["The SEU comparison has not been run on the real files here: they could not be obtained."],
-    )
-
-
-@st.cache_data(max_entries=4, show_spinner=False)
-def window_counts(data_uid: str, _recordings: list[Recording], window: int, mode: str) -> dict[str, dict[str, int]]:
-    """Windows per class and split for the explorer, cached per data set (keyed by its uid: hashing
-    the recordings themselves would cost more than cutting them)."""
-    return vibration.make_windows(_recordings, window=window, mode=mode).counts
-
-
-# --- downloads and SEU --------------------------------------------------------------------------------
-
-DOWNLOAD_DIR = Path.home() / ".cache" / "pe-lab" / "cwru"
-
-
-def cwru_download(folder: str, loads: Sequence[int], channel: str, bar: Any) -> LoadedData:
-    """Fetch the official files of these loads (skipping valid ones already there), then load them."""
-    loads = tuple(sorted(loads)) or (0,)
-    files = [entry.number for entry in catalogue_files(loads)]
-    vibration.download_cwru(Path(folder).expanduser(), files=files, progress=lambda fraction, text: bar.progress(fraction, text=text))
-    return cwru_folder(folder, loads, channel)
-
-
-# --- the experiment -----------------------------------------------------------------------------------
-
-BENCHMARK_EPOCHS = TrainConfig().epochs
-# the CLI's 40 (chosen on the CWRU validation split): at 8 epochs the synthetic set's B had not converged and
-# the default verdict read "B worse". Runs side by side keep the 40-epoch default near 50 s headless on 2 cores
-# (bench/train.py), 90 s through the real server with Chromium on the same 2 cores (bench/memory.py)
-DEFAULT_EPOCHS = BENCHMARK_EPOCHS
+# epochs and rate are the CLI's defaults, chosen on the CWRU validation split: at 8 epochs the synthetic
+# set's B had not converged and the default verdict read "B worse"
+DEFAULT_EPOCHS = TrainConfig().epochs
 DEFAULT_LEARNING_RATE = TrainConfig().learning_rate
+MAX_TRAINING_WORKERS = 2  # each run side by side adds ~30 MB (bench/memory.py measured 2 against the 1 GB budget)
 
 
 def device_name() -> str:
     return describe_device(pick_device(None))
 
 
-MAX_TRAINING_WORKERS = 2  # each run side by side adds ~30 MB (bench/memory.py measured 2 against the 1 GB budget)
-
-
 def training_workers() -> int:
-    """Runs trained side by side, one torch thread each, one per usable CPU up to MAX_TRAINING_WORKERS.
-    One torch thread per run matters: two OpenMP threads of one run beside the Streamlit server were
-    measured to slow training many-fold on a 2-core host, while single-threaded runs only share the cores."""
-    if pick_device(None).type == "cuda":
-        return 1  # a GPU trains one small run at a time well; side by side they only queue on it
-    return min(usable_cpus(), MAX_TRAINING_WORKERS)
+    """Runs trained side by side, one torch thread each, at most MAX_TRAINING_WORKERS. One torch thread per
+    run matters: two OpenMP threads of one run beside the Streamlit server were measured to slow training
+    many-fold on a 2-core host, while single-threaded runs only share the cores."""
+    return default_workers(threads=1, cap=MAX_TRAINING_WORKERS)
 
 
-def _d_model(choice: Any, patch: int) -> int | None:
-    return None if choice == "= patch" else int(choice)
+@dataclass(frozen=True)
+class LabSettings:
+    """Every setting of the page's experiment, as its controls hold them."""
+
+    models: tuple[str, ...] = ("A", "B")
+    tokens: str = "time"
+    split: str = "time"
+    window: int = 1024
+    patch: int = 32
+    d_model: int | None = None  # None: the patch width
+    n_heads: int = 4
+    n_layers: int = 2
+    epochs: int = DEFAULT_EPOCHS
+    n_seeds: int = 3
+    learning_rate: float = DEFAULT_LEARNING_RATE
+    evaluations: Mapping[str, Any] = field(default_factory=dict)
+
+    def train_config(self) -> TrainConfig:
+        model = ModelConfig(
+            patch=self.patch, tokens=self.tokens, d_model=self.d_model, n_heads=self.n_heads, n_layers=self.n_layers
+        )
+        return TrainConfig(model=model, epochs=self.epochs, learning_rate=self.learning_rate, threads=1)
+
+    def plan(self, data: LoadedData) -> Plan:
+        """The plan of these settings on `data`: ValueError, in words, when they cannot run."""
+        config = self.train_config()
+        check_model_settings(self.models, self.window, config.model)
+        return Plan(
+            data=data.recordings,
+            windowing={"window": self.window, "mode": self.split},
+            models=list(self.models),
+            seeds=list(range(self.n_seeds)),
+            config=config,
+            data_settings=data.settings(),
+            keep_weights=True,
+            evaluations=dict(self.evaluations),
+            workers=training_workers(),
+        )
+
+    def problem(self, data: LoadedData) -> str | None:
+        """What is wrong with these settings, in words, or None."""
+        try:
+            self.plan(data)
+        except ValueError as error:
+            return str(error)
+        return None
 
 
-def plan_problem(models: Sequence[str], window: int, patch: int, d_model_choice: Any, n_heads: int) -> str | None:
-    """What is wrong with these settings, in words, or None."""
-    if not models:
-        return "Choose at least one model."
-    if window % patch:
-        return f"The window ({window}) must be a multiple of the patch ({patch})."
-    widths = {patch} if {"A", "A+PE"} & set(models) else set()
-    if set(models) - {"A", "A+PE", "CNN"}:
-        widths.add(_d_model(d_model_choice, patch) or patch)
-    bad = sorted(w for w in widths if w % n_heads)
-    if bad:
-        return f"{n_heads} heads must divide every encoder width; d_model {bad[0]} does not split into {n_heads} heads."
-    return None
-
-
-def evaluation_settings(compare_splits: bool, snr_db: Sequence[float], train_loads: Sequence[int], test_loads: Sequence[int]) -> dict[str, Any]:
-    """The Plan fields of the optional evaluations, or {"error": ...} when the loads are half chosen."""
-    settings: dict[str, Any] = {"compare_splits": bool(compare_splits)}
-    if snr_db:
-        settings["snr_db"] = sorted(float(snr) for snr in snr_db)
-    if bool(train_loads) != bool(test_loads):
-        return {"error": "Cross-load needs both: the loads to train at and the loads to test at."}
-    if train_loads:
-        settings["train_loads"], settings["test_loads"] = sorted(train_loads), sorted(test_loads)
-    return settings
-
-
-def start_experiment(
-    data: LoadedData, models: Sequence[str], tokens: str, split: str, window: int, patch: int, d_model_choice: Any,
-    n_heads: int, n_layers: int, epochs: int, n_seeds: int, learning_rate: float, evaluations: dict[str, Any],
-):
-    config = TrainConfig(
-        model=ModelConfig(patch=patch, tokens=tokens, d_model=_d_model(d_model_choice, patch), n_heads=n_heads, n_layers=n_layers),
-        epochs=epochs, learning_rate=learning_rate, threads=1,
+def experiment_controls(data: LoadedData) -> LabSettings:
+    left, middle, right = st.columns(3)
+    models = left.multiselect(
+        "Models",
+        list(MODEL_NAMES),
+        default=["A", "B"],
+        key="models",
+        bind="query-params",
+        help="\n".join(f"- **{m}**: {h}" for m, h in MODEL_DESCRIPTIONS.items()),
     )
-    plan = jobs.Plan(
-        data=data.recordings, windowing={"window": window, "mode": split},
-        models=list(models), seeds=list(range(n_seeds)), config=config,
-        data_settings={**data.settings, "source": data.description}, keep_weights=True, workers=training_workers(),
-        **evaluations,
+    tokens = middle.radio(
+        "Tokens",
+        ["time", "fft"],
+        horizontal=True,
+        key="tok",
+        bind="query-params",
+        help="time: the window cut into patches of samples. fft: the window's spectrum cut into "
+        "bands, so a token's index means a frequency band.",
     )
-    return jobs.start(plan)
+    split = right.radio(
+        "Split",
+        ["time", "random"],
+        horizontal=True,
+        key="split",
+        bind="query-params",
+        help="time: each recording cut into train / validation / test blocks in time (honest). "
+        "random: windows shuffled (leaky: neighbouring windows are near copies).",
+    )
+    if split == "random":
+        st.warning(
+            "The random split leaks: windows cut from one continuous recording land in both train and test, "
+            "so its scores flatter every model. Use it only to see how much."
+        )
+    left, middle, right, far = st.columns(4)
+    window = left.selectbox("Window (samples)", [256, 512, 1024, 2048], index=2, key="win", bind="query-params")
+    patch = middle.selectbox(
+        "Patch (samples or bins per token)", [8, 16, 32, 64], index=2, key="patch", bind="query-params"
+    )
+    d_model = right.selectbox(
+        "d_model (embedding models)",
+        ["= patch", 16, 32, 64, 128],
+        key="dm",
+        bind="query-params",
+        help="A's d_model is the patch length: it has no embedding.",
+    )
+    n_heads = far.selectbox("Heads", [1, 2, 4, 8], index=2, key="heads", bind="query-params")
+    left, middle, right, far = st.columns(4)
+    n_layers = left.slider("Layers", 1, 4, 2, key="layers", bind="query-params")
+    epochs = middle.slider("Epochs (max; early stopping)", 1, 50, DEFAULT_EPOCHS, key="epochs", bind="query-params")
+    n_seeds = right.slider("Seeds", 1, 5, 3, key="seeds", bind="query-params")
+    rates = sorted({3e-4, 1e-3, 3e-3, 1e-2, DEFAULT_LEARNING_RATE})
+    learning_rate = far.selectbox(
+        "Learning rate",
+        rates,
+        index=rates.index(DEFAULT_LEARNING_RATE),
+        key="lr",
+        bind="query-params",
+        help="AdamW; the CLI's default is the same.",
+    )
+    if epochs < DEFAULT_EPOCHS:
+        st.caption(
+            f"{epochs} epochs keep a run short, but the models may not have converged: on the synthetic set "
+            f"B still trails A after 8 epochs and catches up by {DEFAULT_EPOCHS} (the CLI's default, chosen "
+            f"on the validation split). Early stopping ends a run sooner when it has converged."
+        )
+    with st.expander("Evaluate beyond one split (more runs, same seeds)"):
+        chosen = evaluation_controls(data)
+    return LabSettings(
+        tuple(models),
+        tokens,
+        split,
+        int(window),
+        int(patch),
+        None if d_model == "= patch" else int(d_model),
+        int(n_heads),
+        int(n_layers),
+        int(epochs),
+        int(n_seeds),
+        float(learning_rate),
+        chosen,
+    )
 
 
-def collect(job: Any) -> None:
+def evaluation_controls(data: LoadedData) -> dict[str, Any]:
+    """One control per setting of every registered evaluation that has a page key; a setting offering the
+    data's motor loads needs two loads or more. Returns the chosen values (empty choices are left out)."""
+    values: dict[str, Any] = {}
+    for evaluation in evaluations.registered():
+        settings = [setting for setting in evaluation.settings if setting.key]
+        if not settings:
+            continue
+        if any(setting.choices == "loads" for setting in settings) and len(data.loads) < 2:
+            st.caption(
+                f"{evaluation.title}: needs data at two or more motor loads (synthetic or CWRU with several loads)."
+            )
+            continue
+        for setting, column in zip(settings, st.columns(len(settings))):
+            if setting.kind == "flag":
+                if column.checkbox(setting.label, key=setting.key, bind="query-params", help=setting.help):
+                    values[setting.name] = True
+                continue
+            choices = data.loads if setting.choices == "loads" else list(setting.choices)
+            picked = column.multiselect(setting.label, choices, default=[], key=setting.key, bind="query-params")
+            if picked:
+                values[setting.name] = sorted(picked)
+        if evaluation.caption:
+            st.caption(evaluation.caption)
+    return values
+
+
+def start_experiment(data: LoadedData, settings: LabSettings) -> jobs.Job:
+    return jobs.start(settings.plan(data))
+
+
+def progress_panel() -> None:
+    """The running job's place in the queue or its progress, its curves, and Stop; collects it when done."""
+    job = st.session_state.get(JOB_KEY)
+    if job is None:
+        return
+    status = job.status()
+    if status.state == "queued":
+        st.info(f"Waiting in the queue: {status.jobs_ahead} experiment(s) ahead of yours on this server.")
+    elif status.state == "running" and status.model is None:
+        st.progress(0.0, text=f"Cutting the windows… · {status.elapsed_seconds:.0f} s")
+    elif status.state == "running":
+        done = status.run_index + (status.epoch / max(1, status.max_epochs))
+        stage = "" if status.stage in (None, "main") else f" ({status.stage})"
+        where = (
+            f"Run {status.run_index + 1} of {status.n_runs}"
+            if status.workers == 1
+            else (f"{status.run_index} of {status.n_runs} runs done, {status.workers} side by side; the newest is")
+        )
+        st.progress(
+            min(1.0, done / status.n_runs),
+            text=f"{where}{stage}: model {status.model}, seed {status.seed}, "
+            f"epoch {status.epoch} of at most {status.max_epochs} · {status.elapsed_seconds:.0f} s",
+        )
+    if status.state in ("queued", "running") and st.button("Stop", key="stop"):
+        job.stop()
+    histories = {f"{run['model']} · seed {run['seed']}": run["history"] for run in status.runs}
+    if status.state == "running" and status.history:
+        histories[f"{status.model} · seed {status.seed}"] = status.history
+    if histories:
+        st.plotly_chart(figures.training_curves(histories), key="training_curves")
+    if job.done:
+        collect(job)
+        st.rerun(scope="app")
+
+
+def collect(job: jobs.Job) -> None:
     """Move a finished job's results (and weights, when it kept them) into the session; report failures."""
     status = job.status()
     result = job.result()
@@ -264,8 +252,7 @@ def collect(job: Any) -> None:
         st.session_state[MESSAGE_KEY] = ("error", f"The experiment failed: {status.error}")
     elif result is not None:
         st.session_state[RESULTS_KEY] = result
-        weights = getattr(job, "weights", None)
-        st.session_state[WEIGHTS_KEY] = _weights_bytes(weights()) if callable(weights) else None
+        st.session_state[WEIGHTS_KEY] = _weights_bytes(job.weights())
         if status.state == "stopped":
             st.session_state[MESSAGE_KEY] = ("success", "Stopped: the results of the finished runs are shown.")
     elif status.state == "stopped":
@@ -281,45 +268,6 @@ def _weights_bytes(state_dicts: dict[str, Any]) -> bytes | None:
     return buffer.getvalue()
 
 
-# --- views of the results JSON ------------------------------------------------------------------------
-
-
-def per_model(results: dict[str, Any]):
-    """Confusion matrices summed over seeds and per-class F1 averaged over seeds, per model."""
-    matrices: dict[str, Any] = {}
-    f1: dict[str, list] = {}
-    for run in results["runs"]:
-        matrix = np.asarray(run["confusion_matrix"])
-        matrices[run["model"]] = matrices.get(run["model"], 0) + matrix
-        f1.setdefault(run["model"], []).append(run["per_class_f1"])
-    return matrices, {model: list(np.mean(scores, axis=0)) for model, scores in f1.items()}
-
-
-def confusion_frame(matrices: dict[str, Any], class_names: Sequence[str]):
-    rows = []
-    for model, matrix in matrices.items():
-        for i, true in enumerate(class_names):
-            for j, predicted in enumerate(class_names):
-                rows.append({"model": model, "true": true, "predicted": predicted, "windows": int(matrix[i][j])})
-    return pd.DataFrame(rows)
-
-
-def display_table(results: dict[str, Any]) -> pd.DataFrame:
-    """Per model: each metric as "mean ± sd" in %, over n seeds, and the paired comparison with A."""
-    rows = []
-    for model, metrics in results["summary"].items():
-        row = {"model": model, "seeds": metrics["accuracy"]["n"]}
-        for metric in ("accuracy", "precision", "recall", "f1"):
-            mean, sd = metrics[metric]["mean"], metrics[metric]["sd"]
-            row[f"{metric} %"] = f"{100 * mean:.1f}" + ("" if sd is None else f" ± {100 * sd:.1f}")
-        pair = results["paired"].get(model)
-        if pair and pair.get("ci95"):
-            low, high = pair["ci95"]
-            row["vs A (95 % CI, points)"] = f"{100 * pair['diff_mean']:+.1f} ({100 * low:+.1f} to {100 * high:+.1f})"
-        rows.append(row)
-    return pd.DataFrame(rows)
-
-
-def runs_frame(results: dict[str, Any]):
-    keys = ("model", "seed", "accuracy", "precision", "recall", "f1", "epochs", "train_seconds", "windows_per_second", "device")
-    return pd.DataFrame([{key: run[key] for key in keys} for run in results["runs"]])
+def files_to_save(config: Mapping[str, Any]) -> list[str]:
+    """The uploaded files a reproduced run reads, by the names the command gives them."""
+    return [ref.name for ref in DataSpec.from_dict(config["data"]).files]

@@ -22,16 +22,41 @@ class Room:
 
 
 ROOMS = (
-    Room("pages/encoding_matrix.py", "Encoding matrix", ":material/grid_on:", "Positional encoding",
-         "the sinusoidal matrix, its waves, and the naive schemes it replaced"),
-    Room("pages/wavelengths.py", "Wavelengths", ":material/waves:", "Positional encoding",
-         "from 2π to almost base·2π, and the binary counter it smooths"),
-    Room("pages/similarity.py", "Similarity vs offset", ":material/compare_arrows:", "Positional encoding",
-         "PE(t)·PE(t+k) depends on k alone, and PE(t+k) is a rotation of PE(t)"),
-    Room("pages/softmax_saturation.py", "Softmax saturation", ":material/speed:", "Attention",
-         "why attention divides q·k by √d_k"),
-    Room("pages/fault_lab.py", "Fault lab", ":material/science:", "Vibration",
-         "does positional encoding help a bearing-fault classifier? Measure it"),
+    Room(
+        "pages/encoding_matrix.py",
+        "Encoding matrix",
+        ":material/grid_on:",
+        "Positional encoding",
+        "the sinusoidal matrix, its waves, and the naive schemes it replaced",
+    ),
+    Room(
+        "pages/wavelengths.py",
+        "Wavelengths",
+        ":material/waves:",
+        "Positional encoding",
+        "from 2π to almost base·2π, and the binary counter it smooths",
+    ),
+    Room(
+        "pages/similarity.py",
+        "Similarity vs offset",
+        ":material/compare_arrows:",
+        "Positional encoding",
+        "PE(t)·PE(t+k) depends on k alone, and PE(t+k) is a rotation of PE(t)",
+    ),
+    Room(
+        "pages/softmax_saturation.py",
+        "Softmax saturation",
+        ":material/speed:",
+        "Attention",
+        "why attention divides q·k by √d_k",
+    ),
+    Room(
+        "pages/fault_lab.py",
+        "Fault lab",
+        ":material/science:",
+        "Vibration",
+        "does positional encoding help a bearing-fault classifier? Measure it",
+    ),
 )
 
 

@@ -45,8 +45,17 @@ def _paired_lines(x: np.ndarray, red: tuple, blue: tuple) -> list[go.Scatter]:
     for axes, side in (("", 1), ("2", 2)):
         for (name, *ys), colour in ((red, UNSCALED), (blue, SCALED)):
             traces.append(
-                go.Scatter(x=x, y=ys[side - 1], mode="lines+markers", line=dict(color=colour), name=name,
-                           legendgroup=name, showlegend=axes == "", xaxis=f"x{axes}", yaxis=f"y{axes}")
+                go.Scatter(
+                    x=x,
+                    y=ys[side - 1],
+                    mode="lines+markers",
+                    line=dict(color=colour),
+                    name=name,
+                    legendgroup=name,
+                    showlegend=axes == "",
+                    xaxis=f"x{axes}",
+                    yaxis=f"y{axes}",
+                )
             )
     return traces
 
@@ -59,8 +68,13 @@ def saturation_curves(a: np.ndarray, outputs: np.ndarray, marked_a: float | None
     ]
     if marked_a is not None:
         traces.append(
-            go.Scatter(x=[marked_a, marked_a], y=[0.0, 1.0], mode="lines", line=dict(color="grey", dash="dot"),
-                       name=f"a = {marked_a:g}")
+            go.Scatter(
+                x=[marked_a, marked_a],
+                y=[0.0, 1.0],
+                mode="lines",
+                line=dict(color="grey", dash="dot"),
+                name=f"a = {marked_a:g}",
+            )
         )
     layout = dict(
         title=dict(text="Scores [a, a, 2a]: the largest output runs to 1 as a grows"),
@@ -119,12 +133,19 @@ def sharpness_vs_dk(
         d_k, ("q·k", entropy_unscaled, max_weight_unscaled), ("q·k/√d_k", entropy_scaled, max_weight_scaled)
     )
     traces.append(
-        go.Scatter(x=[d_k[0], d_k[-1]], y=[entropy_uniform, entropy_uniform], mode="lines",
-                   line=dict(color="grey", dash="dot"), name="uniform: log n")
+        go.Scatter(
+            x=[d_k[0], d_k[-1]],
+            y=[entropy_uniform, entropy_uniform],
+            mode="lines",
+            line=dict(color="grey", dash="dot"),
+            name="uniform: log n",
+        )
     )
     layout = _two_panels(
-        "Without the scaling, attention collapses onto one key as d_k grows", 420,
-        "entropy of the weights (nats)", "largest weight",
+        "Without the scaling, attention collapses onto one key as d_k grows",
+        420,
+        "entropy of the weights (nats)",
+        "largest weight",
     )
     layout["xaxis"].update(_axis("d_k (log)", type="log"))
     layout["xaxis2"].update(_axis("d_k (log)", type="log"))
@@ -137,10 +158,26 @@ def softmax_row(scores: np.ndarray, probabilities: np.ndarray, gradient: np.ndar
     keys = np.arange(scores.size)
     limit = float(np.abs(gradient).max()) or 1.0
     traces = [
-        go.Bar(x=keys, y=probabilities, marker_color=SCALED, name="y_i",
-               text=[f"{p:.3f}" for p in probabilities], textposition="outside"),
-        go.Heatmap(z=gradient, x=keys, y=keys, zmin=-limit, zmax=limit, colorscale=DIVERGING, xaxis="x2", yaxis="y2",
-                   colorbar=dict(title=dict(text="∂y/∂s")), hovertemplate="i %{y}<br>j %{x}<br>%{z:.3g}<extra></extra>"),
+        go.Bar(
+            x=keys,
+            y=probabilities,
+            marker_color=SCALED,
+            name="y_i",
+            text=[f"{p:.3f}" for p in probabilities],
+            textposition="outside",
+        ),
+        go.Heatmap(
+            z=gradient,
+            x=keys,
+            y=keys,
+            zmin=-limit,
+            zmax=limit,
+            colorscale=DIVERGING,
+            xaxis="x2",
+            yaxis="y2",
+            colorbar=dict(title=dict(text="∂y/∂s")),
+            hovertemplate="i %{y}<br>j %{x}<br>%{z:.3g}<extra></extra>",
+        ),
     ]
     layout = _two_panels("One row of scores", 380, "softmax outputs y_i", "gradient ∂y_i/∂s_j")
     layout["xaxis"].update(_axis("score index i"))
@@ -161,7 +198,8 @@ def attention_cost(
 ) -> go.Figure:
     """Time (left) and memory (right) of one attention call against n, explicit vs fused, log-log."""
     traces = _paired_lines(
-        n, ("explicit softmax(QKᵀ/√d)·V", explicit_seconds, explicit_bytes),
+        n,
+        ("explicit softmax(QKᵀ/√d)·V", explicit_seconds, explicit_bytes),
         ("fused scaled_dot_product_attention", fused_seconds, fused_bytes),
     )
     layout = _two_panels(

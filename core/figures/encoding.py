@@ -41,7 +41,9 @@ def encoding_heatmap(
     return _layout(figure, title, height=480)
 
 
-def dimension_waves(positions: np.ndarray, columns: np.ndarray, dimensions: list[int], wavelengths: np.ndarray) -> go.Figure:
+def dimension_waves(
+    positions: np.ndarray, columns: np.ndarray, dimensions: list[int], wavelengths: np.ndarray
+) -> go.Figure:
     """One line per chosen dimension over position: columns is (positions, len(dimensions))."""
     figure = go.Figure()
     for j, dim in enumerate(dimensions):
@@ -70,21 +72,37 @@ def wavelength_plot(pair_index: np.ndarray, wavelengths: np.ndarray, base: float
     """Wavelength per sin/cos pair on a log axis (frequency on hover), shortest and longest marked by value."""
     figure = go.Figure(
         go.Scatter(
-            x=pair_index, y=wavelengths, mode="lines+markers", marker=dict(size=4), name="wavelength λ_i",
+            x=pair_index,
+            y=wavelengths,
+            mode="lines+markers",
+            marker=dict(size=4),
+            name="wavelength λ_i",
             customdata=1.0 / wavelengths,
-            hovertemplate="pair %{x}<br>λ = %{y:,.4g} positions<br>frequency %{customdata:.4g} cycles/position<extra></extra>",
+            hovertemplate=(
+                "pair %{x}<br>λ = %{y:,.4g} positions<br>frequency %{customdata:.4g} cycles/position<extra></extra>"
+            ),
         )
     )
     ends = [0, len(wavelengths) - 1]
     figure.add_trace(
         go.Scatter(
-            x=pair_index[ends], y=wavelengths[ends], mode="markers+text", marker=dict(size=10, color="#b5504b"),
+            x=pair_index[ends],
+            y=wavelengths[ends],
+            mode="markers+text",
+            marker=dict(size=10, color="#b5504b"),
             text=[f"shortest {wavelengths[0]:,.3f}", f"longest {wavelengths[-1]:,.1f}"],
-            textposition=["middle right", "middle left"], showlegend=False, hoverinfo="skip",
+            textposition=["middle right", "middle left"],
+            showlegend=False,
+            hoverinfo="skip",
         )
     )
-    figure.add_hline(y=base * 2 * np.pi, line_dash="dot", line_color="grey",
-                     annotation_text=f"base·2π = {base * 2 * np.pi:,.1f}", annotation_position="bottom right")
+    figure.add_hline(
+        y=base * 2 * np.pi,
+        line_dash="dot",
+        line_color="grey",
+        annotation_text=f"base·2π = {base * 2 * np.pi:,.1f}",
+        annotation_position="bottom right",
+    )
     figure.update_xaxes(title="pair index i (dimensions 2i and 2i+1)")
     figure.update_yaxes(title="wavelength in positions (log)", type="log")
     figure.update_layout(showlegend=False)
@@ -95,7 +113,10 @@ def binary_counter(positions: np.ndarray, bits: np.ndarray, fine_positions: np.n
     """Bits of 0..N (left) beside sinusoids of the same periods 2, 4, 8, ... (right)."""
     n_bits = bits.shape[1]
     figure = make_subplots(
-        rows=1, cols=2, column_widths=[0.35, 0.65], subplot_titles=("bits of the position", "sinusoids of matching periods")
+        rows=1,
+        cols=2,
+        column_widths=[0.35, 0.65],
+        subplot_titles=("bits of the position", "sinusoids of matching periods"),
     )
     figure.add_trace(
         go.Heatmap(
@@ -114,15 +135,24 @@ def binary_counter(positions: np.ndarray, bits: np.ndarray, fine_positions: np.n
         offset = 2.5 * b
         figure.add_trace(
             go.Scatter(
-                x=fine_positions, y=waves[:, b] + offset, mode="lines", name=f"period {2 ** (b + 1)}", legendgroup=str(b)
+                x=fine_positions,
+                y=waves[:, b] + offset,
+                mode="lines",
+                name=f"period {2 ** (b + 1)}",
+                legendgroup=str(b),
             ),
             row=1,
             col=2,
         )
         figure.add_trace(
             go.Scatter(
-                x=positions, y=bits[:, b] * 2 - 1 + offset, mode="lines", line=dict(shape="hv", dash="dot", width=1),
-                name=f"bit {b}", legendgroup=str(b), showlegend=False,
+                x=positions,
+                y=bits[:, b] * 2 - 1 + offset,
+                mode="lines",
+                line=dict(shape="hv", dash="dot", width=1),
+                name=f"bit {b}",
+                legendgroup=str(b),
+                showlegend=False,
             ),
             row=1,
             col=2,

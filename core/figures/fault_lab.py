@@ -53,11 +53,16 @@ def spectrum(
         keep = f <= max_hz
         f, a = f[keep], a[keep]
     f, a = _thin(f, a)
-    figure = go.Figure(go.Scatter(x=f, y=a.astype(np.float32), mode="lines", line=dict(width=1, color=PALETTE[0]), name="spectrum"))
+    figure = go.Figure(
+        go.Scatter(x=f, y=a.astype(np.float32), mode="lines", line=dict(width=1, color=PALETTE[0]), name="spectrum")
+    )
     for i, (name, hz) in enumerate((markers or {}).items()):
         figure.add_vline(
-            x=hz, line_dash="dash", line_color=PALETTE[(i + 1) % len(PALETTE)],
-            annotation_text=f"{name} {hz:.1f} Hz", annotation_position="top right" if i % 2 == 0 else "top left",
+            x=hz,
+            line_dash="dash",
+            line_color=PALETTE[(i + 1) % len(PALETTE)],
+            annotation_text=f"{name} {hz:.1f} Hz",
+            annotation_position="top right" if i % 2 == 0 else "top left",
         )
     figure.update_xaxes(title="frequency (Hz)")
     figure.update_yaxes(title="amplitude", type="log" if log_y else "linear")
@@ -70,7 +75,12 @@ def windows_per_class(counts: Mapping[str, Mapping[str, int]], class_names: Sequ
     for i, split in enumerate(("train", "val", "test")):
         per_class = counts.get(split, {})
         figure.add_trace(
-            go.Bar(x=list(class_names), y=[per_class.get(name, 0) for name in class_names], name=split, marker_color=PALETTE[i])
+            go.Bar(
+                x=list(class_names),
+                y=[per_class.get(name, 0) for name in class_names],
+                name=split,
+                marker_color=PALETTE[i],
+            )
         )
     figure.update_layout(barmode="group")
     figure.update_yaxes(title="windows")
@@ -81,7 +91,9 @@ def training_curves(histories: Mapping[str, Sequence[Mapping[str, float]]]) -> g
     """Validation loss and accuracy per epoch, one line per (model, seed) run, coloured by model."""
     models = list(dict.fromkeys(label.split(" · ")[0] for label in histories))
     colours = model_colours(models)
-    figure = make_subplots(rows=1, cols=2, subplot_titles=("loss (solid: validation, dotted: training)", "validation accuracy"))
+    figure = make_subplots(
+        rows=1, cols=2, subplot_titles=("loss (solid: validation, dotted: training)", "validation accuracy")
+    )
     shown: set[str] = set()
     for label, history in histories.items():
         if not history:
@@ -90,20 +102,44 @@ def training_curves(histories: Mapping[str, Sequence[Mapping[str, float]]]) -> g
         epochs = [row["epoch"] for row in history]
         common = dict(legendgroup=model, line=dict(color=colours[model], width=1.5))
         figure.add_trace(
-            go.Scatter(x=epochs, y=[row["val_loss"] for row in history], mode="lines+markers", name=model,
-                       showlegend=model not in shown, hovertext=label, **common),
-            row=1, col=1,
+            go.Scatter(
+                x=epochs,
+                y=[row["val_loss"] for row in history],
+                mode="lines+markers",
+                name=model,
+                showlegend=model not in shown,
+                hovertext=label,
+                **common,
+            ),
+            row=1,
+            col=1,
         )
         figure.add_trace(
-            go.Scatter(x=epochs, y=[row["train_loss"] for row in history], mode="lines", name=f"{model} train",
-                       showlegend=False, hovertext=label, legendgroup=model,
-                       line=dict(color=colours[model], width=1, dash="dot")),
-            row=1, col=1,
+            go.Scatter(
+                x=epochs,
+                y=[row["train_loss"] for row in history],
+                mode="lines",
+                name=f"{model} train",
+                showlegend=False,
+                hovertext=label,
+                legendgroup=model,
+                line=dict(color=colours[model], width=1, dash="dot"),
+            ),
+            row=1,
+            col=1,
         )
         figure.add_trace(
-            go.Scatter(x=epochs, y=[100 * row["val_accuracy"] for row in history], mode="lines+markers", name=model,
-                       showlegend=False, hovertext=label, **common),
-            row=1, col=2,
+            go.Scatter(
+                x=epochs,
+                y=[100 * row["val_accuracy"] for row in history],
+                mode="lines+markers",
+                name=model,
+                showlegend=False,
+                hovertext=label,
+                **common,
+            ),
+            row=1,
+            col=2,
         )
         shown.add(model)
     figure.update_xaxes(title="epoch")
@@ -122,8 +158,13 @@ def metric_bars(summary: Mapping[str, Mapping[str, Mapping[str, float]]], metric
         sds = [100 * (summary[model][m]["sd"] or 0.0) for m in metrics]
         n = summary[model][metrics[0]]["n"]
         figure.add_trace(
-            go.Bar(x=list(metrics), y=means, name=f"{model} (n={n})", marker_color=colours[model],
-                   error_y=dict(type="data", array=sds, visible=True))
+            go.Bar(
+                x=list(metrics),
+                y=means,
+                name=f"{model} (n={n})",
+                marker_color=colours[model],
+                error_y=dict(type="data", array=sds, visible=True),
+            )
         )
     figure.update_layout(barmode="group")
     figure.update_yaxes(title="% (mean ± sd over seeds)")
@@ -140,11 +181,18 @@ def confusion_matrices(matrices: Mapping[str, np.ndarray], class_names: Sequence
         share = np.divide(counts, rows, out=np.zeros_like(counts), where=rows > 0)
         figure.add_trace(
             go.Heatmap(
-                z=share, x=list(class_names), y=list(class_names), zmin=0, zmax=1, colorscale="Blues",
-                showscale=i == len(models), customdata=counts,
+                z=share,
+                x=list(class_names),
+                y=list(class_names),
+                zmin=0,
+                zmax=1,
+                colorscale="Blues",
+                showscale=i == len(models),
+                customdata=counts,
                 hovertemplate="true %{y}<br>predicted %{x}<br>%{z:.0%} (%{customdata:.0f} windows)<extra></extra>",
             ),
-            row=1, col=i,
+            row=1,
+            col=i,
         )
         figure.update_yaxes(autorange="reversed", row=1, col=i, showticklabels=i == 1)
     figure.update_xaxes(tickangle=-45)
@@ -155,21 +203,33 @@ def per_class_f1(per_model: Mapping[str, Sequence[float]], class_names: Sequence
     colours = model_colours(list(per_model))
     figure = go.Figure()
     for model, scores in per_model.items():
-        figure.add_trace(go.Bar(x=list(class_names), y=[100 * s for s in scores], name=model, marker_color=colours[model]))
+        figure.add_trace(
+            go.Bar(x=list(class_names), y=[100 * s for s in scores], name=model, marker_color=colours[model])
+        )
     figure.update_layout(barmode="group")
     figure.update_yaxes(title="F1 % (mean over seeds)", range=[0, 105])
     return _layout(figure, "F1 per class", height=340)
 
 
-def noise_curve(snr_db: Sequence[float], accuracy: Mapping[str, Sequence[float]], spread: Mapping[str, Sequence[float]] | None = None) -> go.Figure:
+def noise_curve(
+    snr_db: Sequence[float],
+    accuracy: Mapping[str, Sequence[float]],
+    spread: Mapping[str, Sequence[float]] | None = None,
+) -> go.Figure:
     """Accuracy (%) against test SNR (dB), one line per model, error bars = sd over seeds."""
     colours = model_colours(list(accuracy))
     figure = go.Figure()
     for model, values in accuracy.items():
         errors = None if spread is None else dict(type="data", array=[100 * s for s in spread[model]], visible=True)
         figure.add_trace(
-            go.Scatter(x=list(snr_db), y=[100 * v for v in values], mode="lines+markers", name=model,
-                       line=dict(color=colours[model]), error_y=errors)
+            go.Scatter(
+                x=list(snr_db),
+                y=[100 * v for v in values],
+                mode="lines+markers",
+                name=model,
+                line=dict(color=colours[model]),
+                error_y=errors,
+            )
         )
     figure.update_xaxes(title="SNR of the test windows (dB)")
     figure.update_yaxes(title="accuracy %")

@@ -34,11 +34,16 @@ def offset_curves(
 ) -> go.Figure:
     """One line per start t over offset k (curves is (len(starts), len(offsets))), and the closed form as
     dots on top: when the lines coincide the score depends on k alone."""
-    traces = [go.Scatter(x=offsets, y=curves[row], mode="lines", name=f"t = {start}") for row, start in enumerate(starts)]
+    traces = [
+        go.Scatter(x=offsets, y=curves[row], mode="lines", name=f"t = {start}") for row, start in enumerate(starts)
+    ]
     if closed_form is not None:
         traces.append(
             go.Scatter(
-                x=offsets, y=closed_form, mode="markers", marker=dict(size=5, color="black", symbol="circle-open"),
+                x=offsets,
+                y=closed_form,
+                mode="markers",
+                marker=dict(size=5, color="black", symbol="circle-open"),
                 name=closed_form_label,
             )
         )
@@ -63,14 +68,22 @@ def similarity_heatmap(matrix: np.ndarray, positions: np.ndarray, title: str, va
     return go.Figure(heatmap, layout)
 
 
-def shift_vectors(pe_start: np.ndarray, shifted: np.ndarray, pe_target: np.ndarray, start: int, offset: int) -> go.Figure:
+def shift_vectors(
+    pe_start: np.ndarray, shifted: np.ndarray, pe_target: np.ndarray, start: int, offset: int
+) -> go.Figure:
     """PE(t), M_k·PE(t) and PE(t+k) over the dimensions: the last two lie on top of each other."""
     dimensions = np.arange(pe_start.size)
     traces = [
         go.Scatter(x=dimensions, y=pe_start, mode="lines", line=dict(color="#BBBBBB"), name=f"PE({start})"),
-        go.Scatter(x=dimensions, y=pe_target, mode="lines", line=dict(width=4, color="#4C78A8"), name=f"PE({start + offset})"),
         go.Scatter(
-            x=dimensions, y=shifted, mode="markers", marker=dict(size=4, color="#E45756"), name=f"M_{offset}·PE({start})"
+            x=dimensions, y=pe_target, mode="lines", line=dict(width=4, color="#4C78A8"), name=f"PE({start + offset})"
+        ),
+        go.Scatter(
+            x=dimensions,
+            y=shifted,
+            mode="markers",
+            marker=dict(size=4, color="#E45756"),
+            name=f"M_{offset}·PE({start})",
         ),
     ]
     title = f"One rotation carries PE({start}) to PE({start + offset})"

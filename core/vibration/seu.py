@@ -149,9 +149,7 @@ def _sniff_row(row: bytes, path: Path) -> tuple[str, int]:
         raise DataError(f"{path.name} has no data after its {HEADER_LINES} header lines.")
     separator = "\t" if "\t" in text else "," if "," in text else None
     if separator is None:
-        raise DataError(
-            f"{path.name} line {HEADER_LINES + 1} is not tab- or comma-separated channels: {text[:60]!r}."
-        )
+        raise DataError(f"{path.name} line {HEADER_LINES + 1} is not tab- or comma-separated channels: {text[:60]!r}.")
     fields = text.split(separator)
     while fields and not fields[-1].strip():  # the trailing separator
         fields.pop()

@@ -59,7 +59,8 @@ def envelope_spectrum(
     if signal.size < max(shortest, 64) or not np.all(np.isfinite(signal)):
         raise DataError(
             f"The envelope spectrum needs a finite signal of at least {max(shortest, 64)} samples, got "
-            f"{signal.size} samples{' with NaN or inf values' if signal.size and not np.all(np.isfinite(signal)) else ''}."
+            f"{signal.size} samples"
+            f"{' with NaN or inf values' if signal.size and not np.all(np.isfinite(signal)) else ''}."
         )
 
     # Zero phase, so the ringing is not smeared in time before the envelope is taken.

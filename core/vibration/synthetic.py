@@ -64,7 +64,7 @@ def fault_frequencies(rpm: float) -> dict[str, float]:
 
 
 def fault_location(label: str) -> str | None:
-    """"IR", "B" or "OR" for a fault class name (IR007, B014, OR021, ...), None for normal or unknown."""
+    """ "IR", "B" or "OR" for a fault class name (IR007, B014, OR021, ...), None for normal or unknown."""
     for location in ("IR", "OR", "B"):
         if label.startswith(location) and label[len(location) :].isdigit():
             return location

@@ -92,9 +92,7 @@ def make_windows(
     if not std > 0:
         raise DataError("The training windows are constant (std 0), so they cannot be normalised. Check the signals.")
     normalised = {name: ((x[name] - mean) / std).astype(np.float32) for name in SPLITS}
-    counts = {
-        name: {label: int(np.sum(y[name] == i)) for i, label in enumerate(class_names)} for name in SPLITS
-    }
+    counts = {name: {label: int(np.sum(y[name] == i)) for i, label in enumerate(class_names)} for name in SPLITS}
     return WindowSet(
         x_train=normalised["train"],
         y_train=y["train"],

@@ -33,20 +33,71 @@ TINY = ["--duration", "1.0", "--window", "128", "--patch", "16", "--heads", "2",
 PLANS: dict[str, list[str]] = {
     # A and B with every evaluation on: split comparison, cross-load, noise and the d_model sweep
     "every_evaluation": [
-        *TINY, "--loads", "0,1", "--models", "A,B", "--seeds", "0,1", "--epochs", "2", "--workers", "1",
-        "--split", "time,random", "--train-loads", "0,1", "--test-loads", "0,1", "--snr=-4,0,8",
-        "--d-model", "16,32",
+        *TINY,
+        "--loads",
+        "0,1",
+        "--models",
+        "A,B",
+        "--seeds",
+        "0,1",
+        "--epochs",
+        "2",
+        "--workers",
+        "1",
+        "--split",
+        "time,random",
+        "--train-loads",
+        "0,1",
+        "--test-loads",
+        "0,1",
+        "--snr=-4,0,8",
+        "--d-model",
+        "16,32",
     ],
     # every other model, FFT tokens, two runs side by side
     "every_model_fft": [
-        *TINY, "--models", "A,A+PE,B-noPE,B,B-learned,B-concat,CNN", "--seeds", "3", "--epochs", "2",
-        "--tokens", "fft", "--workers", "2", "--d-model", "32",
+        *TINY,
+        "--models",
+        "A,A+PE,B-noPE,B,B-learned,B-concat,CNN",
+        "--seeds",
+        "3",
+        "--epochs",
+        "2",
+        "--tokens",
+        "fft",
+        "--workers",
+        "2",
+        "--d-model",
+        "32",
     ],
     # the leaky split, a cosine schedule, an overlapping stride and other shares, metric F1
     "random_split_cosine": [
-        *TINY, "--models", "A,B", "--seeds", "0,1", "--epochs", "3", "--split", "random", "--lr-schedule", "cosine",
-        "--stride", "96", "--shares", "0.6,0.2,0.2", "--data-seed", "2", "--split-seed", "5", "--metric", "f1",
-        "--embed-scale", "--pe-scale", "0.5", "--workers", "1",
+        *TINY,
+        "--models",
+        "A,B",
+        "--seeds",
+        "0,1",
+        "--epochs",
+        "3",
+        "--split",
+        "random",
+        "--lr-schedule",
+        "cosine",
+        "--stride",
+        "96",
+        "--shares",
+        "0.6,0.2,0.2",
+        "--data-seed",
+        "2",
+        "--split-seed",
+        "5",
+        "--metric",
+        "f1",
+        "--embed-scale",
+        "--pe-scale",
+        "0.5",
+        "--workers",
+        "1",
     ],
 }
 # Fields that measure time (or say which schema wrote the file), not what was computed.
@@ -105,7 +156,8 @@ def first_difference(expected, actual, where: str = "results") -> str | None:
         return f"{where}: {type(expected).__name__} {expected!r:.80} != {type(actual).__name__} {actual!r:.80}"
     if isinstance(expected, dict):
         if set(expected) != set(actual):
-            return f"{where}: keys differ: missing {sorted(set(expected) - set(actual))}, new {sorted(set(actual) - set(expected))}"
+            missing, new = sorted(set(expected) - set(actual)), sorted(set(actual) - set(expected))
+            return f"{where}: keys differ: missing {missing}, new {new}"
         for key in expected:
             found = first_difference(expected[key], actual[key], f"{where}.{key}")
             if found:

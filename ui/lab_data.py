@@ -1,0 +1,283 @@
+"""The Fault lab's data: where it comes from (a DataSpec), its cached loaders, and the page's data section.
+
+The current data lives in st.session_state under a key no widget owns (a widget's key is dropped when its
+page is left), so it survives switching pages. Data replaces the current data only when it loaded without
+error: a bad upload shows its message and loses nothing the user already had.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+
+from core import vibration
+from core.data_spec import DEFAULT_DATA_DIRS, DataSpec, FileRef
+from core.vibration import DataError, Recording, example_csv
+from core.vibration.cwru import catalogue_files
+from core.vibration.seu import DEFAULT_SAMPLE_RATE as SEU_DEFAULT_RATE
+
+DATA_KEY = "_fault_lab_data"
+MESSAGE_KEY = "_fault_lab_message"
+DOWNLOAD_DIR = Path.home() / ".cache" / "pe-lab" / "cwru"
+SOURCES = {
+    "synthetic": "built-in, ready at once",
+    "cwru": "Case Western bearing data",
+    "seu": "Southeast University gearbox",
+    "csv": "your own CSV files",
+}
+SEU_NOT_RUN = "The SEU comparison has not been run on the real files here: they could not be obtained."
+
+
+@dataclass
+class LoadedData:
+    """The recordings the lab works on and the spec they were loaded from (for the JSON config and the page)."""
+
+    recordings: list[Recording]
+    spec: DataSpec
+    notes: list[str] = field(default_factory=list)
+    missing_files: list[str] = field(default_factory=list)
+    uid: str = field(default_factory=lambda: uuid.uuid4().hex)  # a cheap cache key for this data
+
+    @property
+    def source(self) -> str:
+        return self.spec.dataset
+
+    @property
+    def description(self) -> str:
+        return self.spec.describe(len(self.recordings))
+
+    @property
+    def labels(self) -> list[str]:
+        return list(dict.fromkeys(r.label for r in self.recordings))
+
+    @property
+    def loads(self) -> list[int]:
+        return sorted({int(r.meta["load_hp"]) for r in self.recordings if r.meta.get("load_hp") is not None})
+
+    def settings(self) -> dict[str, Any]:
+        """The data part of the results config: the spec, and the files that were not found."""
+        return {**self.spec.to_dict(), "missing_files": list(self.missing_files)}
+
+
+def current_data() -> LoadedData | None:
+    return st.session_state.get(DATA_KEY)
+
+
+def replace_data(loader: Callable[[], LoadedData]) -> bool:
+    """Run `loader`; on success it becomes the current data, on a DataError the page shows why and the
+    current data stays. Any other exception is a bug and is reported as one, not swallowed."""
+    try:
+        data = loader()
+    except DataError as error:
+        st.session_state[MESSAGE_KEY] = ("error", str(error))
+        return False
+    st.session_state[DATA_KEY] = data
+    st.session_state[MESSAGE_KEY] = ("success", f"Loaded {data.description}.")
+    return True
+
+
+def show_message() -> None:
+    message = st.session_state.get(MESSAGE_KEY)
+    if message:
+        kind, text = message
+        (st.error if kind == "error" else st.success)(text)
+
+
+# --- loaders (cached: the same data serves every visitor without a second copy) --------------------
+
+
+@st.cache_resource(max_entries=4, show_spinner="Loading the data…")
+def _shared(spec_json: str) -> list[Recording]:
+    """Data from the synthetic generator or a server folder, keyed by its spec, shared by all visitors."""
+    return DataSpec.from_dict(json.loads(spec_json)).load()
+
+
+@st.cache_data(max_entries=4, show_spinner="Reading the files…")  # keyed by the file bytes themselves
+def _uploaded(spec_json: str, contents: dict[str, bytes]) -> list[Recording]:
+    return DataSpec.from_dict(json.loads(spec_json)).load(files=contents)
+
+
+def load(spec: DataSpec, uploads: Sequence[Any] = ()) -> LoadedData:
+    """The data of `spec`, with the uploaded files' contents when it names files."""
+    spec_json = json.dumps(spec.to_dict(), sort_keys=True)
+    if spec.files:
+        recordings = _uploaded(spec_json, {upload.name: upload.getvalue() for upload in uploads})
+    else:
+        recordings = _shared(spec_json)
+    missing = list(getattr(recordings, "missing", []))
+    left_out = "Not uploaded, left out" if spec.files else "Missing files, left out"
+    notes = [f"{left_out}: {', '.join(missing)}."] if missing else []
+    if any(r.meta.get("sample_rate_assumed") for r in recordings):
+        notes.append("No time column and no sample rate given: 12 000 Hz was assumed.")
+    if spec.dataset == "seu":
+        notes.append(SEU_NOT_RUN)
+    return LoadedData(list(recordings), spec, notes, missing)
+
+
+def synthetic(seed: int, loads: Sequence[int]) -> LoadedData:
+    return load(DataSpec("synthetic", data_seed=int(seed), loads=tuple(sorted(loads)) or (0,)))
+
+
+def uploads_spec(dataset: str, files: Sequence[Any], **settings: Any) -> DataSpec:
+    if not files:
+        what = "CWRU .mat files (named by their number, e.g. 105.mat)" if dataset == "cwru" else "CSV files"
+        raise DataError(f"Choose one or more {what} first.")
+    return DataSpec(dataset, files=tuple(FileRef.of(f.name, f.getvalue()) for f in files), **settings)
+
+
+def cwru_download(folder: str, loads: tuple[int, ...], channel: str, bar: Any) -> LoadedData:
+    """Fetch the official files of these loads (skipping valid ones already there), then load them."""
+    files = [entry.number for entry in catalogue_files(loads)]
+    vibration.download_cwru(
+        Path(folder).expanduser(), files=files, progress=lambda done, text: bar.progress(done, text=text)
+    )
+    return load(DataSpec("cwru", loads=loads, channel=channel, folder=folder))
+
+
+# --- the page's data section ----------------------------------------------------------------------------
+
+
+def data_section() -> LoadedData:
+    """The source controls, their Load buttons, and the current data (a fresh visit starts synthetic)."""
+    # Options are the short codes (they go into shared links as ?src=csv); the captions say what they are.
+    source = st.radio(
+        "Source", list(SOURCES), captions=list(SOURCES.values()), horizontal=True, key="src", bind="query-params"
+    )
+    seed, loads = 0, [0]
+    if source == "synthetic":
+        left, right = st.columns(2)
+        seed = left.number_input("Data seed", 0, 999, 0, key="dseed", bind="query-params")
+        loads = right.multiselect("Motor loads (HP)", [0, 1, 2, 3], default=[0], key="dloads", bind="query-params")
+        st.caption(
+            "Ten CWRU-like classes modelled from the SKF 6205 geometry: impacts at the fault rate ring a "
+            "structural resonance, with slip, load-zone modulation and the real files' levels."
+        )
+        if st.button("Use the synthetic set", key="load_synthetic"):
+            replace_data(lambda: synthetic(seed, loads))
+    elif source == "cwru":
+        _cwru_controls()
+    elif source == "seu":
+        _seu_controls()
+    else:
+        _csv_controls()
+    if current_data() is None:  # a shared link's synthetic seed and loads apply; other sources wait for Load
+        replace_data(lambda: synthetic(seed, loads) if source == "synthetic" else synthetic(0, [0]))
+        st.session_state.pop(MESSAGE_KEY, None)
+    show_message()
+    data = current_data()
+    st.markdown(
+        f"**Current data:** {data.description}: {len(data.recordings)} recordings, classes {', '.join(data.labels)}."
+    )
+    for note in data.notes:
+        st.caption(note)
+    return data
+
+
+def _cwru_controls() -> None:
+    how = st.radio(
+        "From",
+        ["a local folder", "the official site (download)", "uploaded .mat files"],
+        horizontal=True,
+        key="cwru_from",
+    )
+    left, right = st.columns(2)
+    chosen = left.multiselect("Motor loads (HP)", [0, 1, 2, 3], default=[0], key="cloads", bind="query-params")
+    channel = right.selectbox(
+        "Channel",
+        ["DE", "FE", "BA"],
+        key="cch",
+        bind="query-params",
+        help="Drive end, fan end, base. The normal file 97 has no BA channel.",
+    )
+    loads = tuple(sorted(chosen)) or (0,)
+    st.caption(
+        "12 kHz drive-end set. The normal file 97.mat was sampled at 48 kHz and is resampled to 12 kHz, "
+        "or every model would learn the sample rate instead of the fault. At 1-3 HP only the nine fault "
+        "classes exist here (no normal files 98-100)."
+    )
+    if how == "a local folder":
+        folder = st.text_input("Folder with 97.mat, 105.mat, …", str(DEFAULT_DATA_DIRS["cwru"]), key="cwru_dir")
+        if st.button("Load CWRU", key="load_cwru"):
+            replace_data(lambda: load(DataSpec("cwru", loads=loads, channel=channel, folder=folder)))
+    elif how == "the official site (download)":
+        target = st.text_input("Save to folder", str(DOWNLOAD_DIR), key="cwru_target")
+        if st.button("Download and load", key="download_cwru"):
+            bar = st.progress(0.0, text="Downloading…")
+            replace_data(lambda: cwru_download(target, loads, channel, bar))
+    else:
+        files = st.file_uploader(
+            "CWRU .mat files, with their official names", type=["mat"], accept_multiple_files=True, key="cwru_files"
+        )
+        if st.button("Load uploaded files", key="load_cwru_files"):
+            replace_data(lambda: load(uploads_spec("cwru", files, loads=loads, channel=channel), files))
+
+
+def _seu_controls() -> None:
+    st.warning(
+        f"{SEU_NOT_RUN} The loader follows the publishers' documented layout and is tested on files in that layout."
+    )
+    folder = st.text_input("Folder with health_20_0.csv, ball_20_0.csv, …", key="seu_dir")
+    left, middle, right = st.columns(3)
+    condition = left.selectbox("Condition (speed Hz _ load V)", ["20_0", "30_2"], key="scond", bind="query-params")
+    channel = middle.number_input(
+        "Channel (1-8)",
+        1,
+        8,
+        2,
+        key="sch",
+        bind="query-params",
+        help="1 motor, 2-4 planetary gearbox x/y/z, 5 torque, 6-8 parallel gearbox x/y/z",
+    )
+    rate = right.number_input("Sample rate (Hz, not published)", 100.0, 1e6, SEU_DEFAULT_RATE, key="srate")
+    if st.button("Load SEU", key="load_seu"):
+        replace_data(lambda: load(seu_spec(folder, condition, int(channel), float(rate))))
+
+
+def seu_spec(folder: str, condition: str, channel: int, rate: float) -> DataSpec:
+    if not folder.strip():
+        raise DataError("Type the folder that holds the SEU files (health_20_0.csv, ball_20_0.csv, …) first.")
+    return DataSpec("seu", folder=folder, seu_condition=condition, channel=channel, sample_rate_override=rate)
+
+
+def _csv_controls() -> None:
+    files = st.file_uploader(
+        "CSV files: one per class, or one labelled table",
+        type=["csv", "txt", "tsv"],
+        accept_multiple_files=True,
+        key="csv_files",
+    )
+    rate = st.number_input("Sample rate in Hz (0: from a time column, else 12 000)", 0.0, 1e6, 0.0, key="crate")
+    left, right = st.columns([1, 2])
+    if left.button("Load CSV files", key="load_csv"):
+        replace_data(lambda: load(uploads_spec("csv", files, sample_rate_override=float(rate) or None), files))
+    right.download_button(
+        "Download an example CSV",
+        example_csv(),
+        "pe_lab_example.csv",
+        "text/csv",
+        key="example_csv",
+        on_click="ignore",
+        icon=":material/download:",
+    )
+    with st.expander("Accepted formats"):
+        st.markdown(
+            "- **Long table**: a numeric signal column and a `label` column (optional `time` column in seconds, "
+            "from which the sample rate is derived).\n"
+            "- **Wide table**: one numeric column per class, the header naming the class.\n"
+            "- **One column per file**: upload one file per class; the file name is the class (`IR007.csv`).\n\n"
+            "Comma, semicolon, tab or whitespace separated; decimal commas, a header or none, `#` comments "
+            "are fine. Each class needs enough samples for windows in train, validation and test."
+        )
+
+
+@st.cache_data(max_entries=4, show_spinner=False)
+def window_counts(data_uid: str, _recordings: list[Recording], window: int, mode: str) -> dict[str, dict[str, int]]:
+    """Windows per class and split for the explorer, cached per data set (keyed by its uid: hashing
+    the recordings themselves would cost more than cutting them)."""
+    return vibration.make_windows(_recordings, window=window, mode=mode).counts
