@@ -18,6 +18,23 @@ METRICS = ("accuracy", "precision", "recall", "f1")  # what every run records, f
 BLOCK_METRICS = ("accuracy", "f1")  # what the evaluation blocks record per cell
 CELL_KEYS = ("mean", "sd", "n", "values")
 PAIRED_KEYS = ("metric", "diff_mean", "diff_sd", "n", "ci95")
+# what every run of a results JSON records (core.results documents each)
+RUN_KEYS = (
+    "model",
+    "seed",
+    "accuracy",
+    "precision",
+    "recall",
+    "f1",
+    "per_class_f1",
+    "confusion_matrix",
+    "epochs",
+    "train_seconds",
+    "windows_per_second",
+    "device",
+    "history",
+)
+HISTORY_KEYS = ("epoch", "train_loss", "val_loss", "val_accuracy")
 
 
 def to_plain(value: Any) -> Any:

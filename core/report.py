@@ -12,21 +12,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from core.contract import METRICS
+from core.contract import METRICS, RUN_KEYS
 from core.stats import REFERENCE_MODEL
 
-RUN_COLUMNS = (
-    "model",
-    "seed",
-    "accuracy",
-    "precision",
-    "recall",
-    "f1",
-    "epochs",
-    "train_seconds",
-    "windows_per_second",
-    "device",
-)
+RUN_COLUMNS = tuple(key for key in RUN_KEYS if key not in ("per_class_f1", "confusion_matrix", "history"))
 
 
 def format_number(value: float) -> str:

@@ -33,8 +33,10 @@ from typing import Any
 
 from core import evaluations
 from core.contract import (
+    HISTORY_KEYS,
     METRICS,
     PAIRED_KEYS,
+    RUN_KEYS,
     check_keys,
     check_optional_number,
     check_pair,
@@ -48,22 +50,6 @@ from core.stats import REFERENCE_MODEL, mean_sd, paired_differences
 
 SCHEMA_VERSION = 1
 TOP_KEYS = ("schema_version", "config", "class_names", "runs", "summary", "paired", "verdict")
-RUN_KEYS = (
-    "model",
-    "seed",
-    "accuracy",
-    "precision",
-    "recall",
-    "f1",
-    "per_class_f1",
-    "confusion_matrix",
-    "epochs",
-    "train_seconds",
-    "windows_per_second",
-    "device",
-    "history",
-)
-HISTORY_KEYS = ("epoch", "train_loss", "val_loss", "val_accuracy")
 SUMMARY_KEYS = ("mean", "sd", "n")
 __all__ = ["METRICS", "PAIRED_KEYS", "RUN_KEYS", "SCHEMA_VERSION", "TOP_KEYS", "build_results", "validate_results"]
 

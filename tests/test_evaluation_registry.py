@@ -107,26 +107,10 @@ def test_a_registered_evaluation_runs_validates_and_reports(dummy_registered):
 def test_a_registered_evaluation_has_its_cli_flag_printout_and_reproducing_command(dummy_registered, tmp_path, capsys):
     out = tmp_path / "r.json"
     argv = [
-        "--duration",
-        "1.0",
-        "--models",
-        "A",
-        "--seeds",
-        "0",
-        "--epochs",
-        "1",
-        "--window",
-        "128",
-        "--patch",
-        "16",
-        "--heads",
-        "2",
-        "--layers",
-        "1",
-        "--threads",
-        "1",
-        "--half-test",
-        "--out",
+        *(
+            "--duration 1.0 --models A --seeds 0 --epochs 1 --window 128 --patch 16 --heads 2 "
+            "--layers 1 --threads 1 --half-test --out"
+        ).split(),
         str(out),
     ]
     assert main(argv) == 0

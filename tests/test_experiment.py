@@ -21,19 +21,7 @@ def test_a_tiny_synthetic_run_writes_schema_valid_json(tmp_path, capsys):
     out = tmp_path / "results.json"
     code = main(
         [
-            "--dataset",
-            "synthetic",
-            "--duration",
-            "1.5",
-            "--models",
-            "A,B",
-            "--seeds",
-            "0,1",
-            "--epochs",
-            "2",
-            "--tokens",
-            "fft",
-            "--out",
+            *("--dataset synthetic --duration 1.5 --models A,B --seeds 0,1 --epochs 2 --tokens fft --out").split(),
             str(out),
             *TINY,
         ]
@@ -100,23 +88,7 @@ def test_bad_settings_exit_with_status_2(tmp_path, capsys):
 @pytest.mark.skipif(not CWRU_DIR.is_dir(), reason=f"CWRU data not found at {CWRU_DIR} (see shared/data/README.md)")
 def test_one_epoch_on_cwru_0hp(tmp_path):
     out = tmp_path / "cwru.json"
-    code = main(
-        [
-            "--dataset",
-            "cwru",
-            "--models",
-            "A",
-            "--seeds",
-            "0",
-            "--epochs",
-            "1",
-            "--threads",
-            "1",
-            "--quiet",
-            "--out",
-            str(out),
-        ]
-    )
+    code = main([*"--dataset cwru --models A --seeds 0 --epochs 1 --threads 1 --quiet --out".split(), str(out)])
     assert code == 0
     results = load_results(out)
     assert results["class_names"][0] == "normal" and len(results["class_names"]) == 10
@@ -128,36 +100,11 @@ def test_every_evaluation_from_the_command_line_with_the_snr_written_with_an_equ
     out = tmp_path / "evaluations.json"
     code = main(
         [
-            "--duration",
-            "1.0",
-            "--loads",
-            "0",
-            "--models",
-            "A,B",
-            "--seeds",
-            "0",
-            "--epochs",
-            "1",
-            "--window",
-            "128",
-            "--patch",
-            "16",
-            "--heads",
-            "2",
-            "--layers",
-            "1",
-            "--threads",
-            "1",
-            "--split",
-            "time,random",
-            "--train-loads",
-            "0",
-            "--test-loads",
-            "1",
-            "--snr=-4,0,4,8",
-            "--d-model",
-            "16,32",
-            "--out",
+            *(
+                "--duration 1.0 --loads 0 --models A,B --seeds 0 --epochs 1 --window 128 --patch "
+                "16 --heads 2 --layers 1 --threads 1 --split time,random --train-loads 0 "
+                "--test-loads 1 --snr=-4,0,4,8 --d-model 16,32 --out"
+            ).split(),
             str(out),
         ]
     )
@@ -177,56 +124,13 @@ def test_every_evaluation_from_the_command_line_with_the_snr_written_with_an_equ
 def test_the_command_line_of_a_results_config_reproduces_its_settings(tmp_path):
     out = tmp_path / "r.json"
     argv = [
-        "--duration",
-        "1.0",
-        "--models",
-        "A,B",
-        "--seeds",
-        "3",
-        "--epochs",
-        "1",
-        "--window",
-        "128",
-        "--stride",
-        "96",
-        "--patch",
-        "16",
-        "--heads",
-        "2",
-        "--layers",
-        "1",
-        "--ff-dim",
-        "24",
-        "--dropout",
-        "0.05",
-        "--pe-scale",
-        "0.5",
-        "--embed-scale",
-        "--threads",
-        "1",
-        "--lr",
-        "0.0025",
-        "--lr-schedule",
-        "cosine",
-        "--patience",
-        "3",
-        "--shares",
-        "0.6,0.2,0.2",
-        "--data-seed",
-        "4",
-        "--split-seed",
-        "7",
-        "--split",
-        "random,time",
-        "--train-loads",
-        "1",
-        "--test-loads",
-        "0,1",
-        "--snr=-2.5,6",
-        "--d-model",
-        "16,32",
-        "--quiet",
-        "--out",
+        *(
+            "--duration 1.0 --models A,B --seeds 3 --epochs 1 --window 128 --stride 96 "
+            "--patch 16 --heads 2 --layers 1 --ff-dim 24 --dropout 0.05 --pe-scale 0.5 "
+            "--embed-scale --threads 1 --lr 0.0025 --lr-schedule cosine --patience 3 --shares "
+            "0.6,0.2,0.2 --data-seed 4 --split-seed 7 --split random,time --train-loads 1 "
+            "--test-loads 0,1 --snr=-2.5,6 --d-model 16,32 --quiet --out"
+        ).split(),
         str(out),
     ]
     assert main(argv) == 0
@@ -292,22 +196,10 @@ def test_cross_load_on_cwru_uses_the_nine_fault_classes(tmp_path):
     out = tmp_path / "cross.json"
     code = main(
         [
-            "--dataset",
-            "cwru",
-            "--models",
-            "A",
-            "--seeds",
-            "0",
-            "--epochs",
-            "1",
-            "--threads",
-            "1",
-            "--train-loads",
-            "0",
-            "--test-loads",
-            "1",
-            "--quiet",
-            "--out",
+            *(
+                "--dataset cwru --models A --seeds 0 --epochs 1 --threads 1 --train-loads 0 "
+                "--test-loads 1 --quiet --out"
+            ).split(),
             str(out),
         ]
     )
@@ -320,38 +212,11 @@ def test_cross_load_on_cwru_uses_the_nine_fault_classes(tmp_path):
 
 def test_a_cli_run_and_its_reproducing_command_give_the_same_summary(tmp_path):
     first = tmp_path / "first.json"
-    argv = [
-        "--duration",
-        "1.0",
-        "--loads",
-        "0,1",
-        "--models",
-        "A,B-noPE",
-        "--seeds",
-        "0,1",
-        "--epochs",
-        "2",
-        "--window",
-        "128",
-        "--patch",
-        "16",
-        "--heads",
-        "2",
-        "--layers",
-        "1",
-        "--threads",
-        "1",
-        "--workers",
-        "1",
-        "--split",
-        "time,random",
-        "--snr=-3",
-        "--train-loads",
-        "0",
-        "--test-loads",
-        "1",
-        "--quiet",
-    ]
+    argv = (
+        "--duration 1.0 --loads 0,1 --models A,B-noPE --seeds 0,1 --epochs 2 --window 128 "
+        "--patch 16 --heads 2 --layers 1 --threads 1 --workers 1 --split time,random "
+        "--snr=-3 --train-loads 0 --test-loads 1 --quiet"
+    ).split()
     assert main([*argv, "--out", str(first)]) == 0
     results = load_results(first)
     command = command_line(results["config"])

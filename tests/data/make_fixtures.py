@@ -34,70 +34,26 @@ PLANS: dict[str, list[str]] = {
     # A and B with every evaluation on: split comparison, cross-load, noise and the d_model sweep
     "every_evaluation": [
         *TINY,
-        "--loads",
-        "0,1",
-        "--models",
-        "A,B",
-        "--seeds",
-        "0,1",
-        "--epochs",
-        "2",
-        "--workers",
-        "1",
-        "--split",
-        "time,random",
-        "--train-loads",
-        "0,1",
-        "--test-loads",
-        "0,1",
-        "--snr=-4,0,8",
-        "--d-model",
-        "16,32",
+        *(
+            "--loads 0,1 --models A,B --seeds 0,1 --epochs 2 --workers 1 --split time,random "
+            "--train-loads 0,1 --test-loads 0,1 --snr=-4,0,8 --d-model 16,32"
+        ).split(),
     ],
     # every other model, FFT tokens, two runs side by side
     "every_model_fft": [
         *TINY,
-        "--models",
-        "A,A+PE,B-noPE,B,B-learned,B-concat,CNN",
-        "--seeds",
-        "3",
-        "--epochs",
-        "2",
-        "--tokens",
-        "fft",
-        "--workers",
-        "2",
-        "--d-model",
-        "32",
+        *(
+            "--models A,A+PE,B-noPE,B,B-learned,B-concat,CNN --seeds 3 --epochs 2 --tokens fft --workers 2 --d-model 32"
+        ).split(),
     ],
     # the leaky split, a cosine schedule, an overlapping stride and other shares, metric F1
     "random_split_cosine": [
         *TINY,
-        "--models",
-        "A,B",
-        "--seeds",
-        "0,1",
-        "--epochs",
-        "3",
-        "--split",
-        "random",
-        "--lr-schedule",
-        "cosine",
-        "--stride",
-        "96",
-        "--shares",
-        "0.6,0.2,0.2",
-        "--data-seed",
-        "2",
-        "--split-seed",
-        "5",
-        "--metric",
-        "f1",
-        "--embed-scale",
-        "--pe-scale",
-        "0.5",
-        "--workers",
-        "1",
+        *(
+            "--models A,B --seeds 0,1 --epochs 3 --split random --lr-schedule cosine --stride "
+            "96 --shares 0.6,0.2,0.2 --data-seed 2 --split-seed 5 --metric f1 --embed-scale "
+            "--pe-scale 0.5 --workers 1"
+        ).split(),
     ],
 }
 # Fields that measure time (or say which schema wrote the file), not what was computed.
