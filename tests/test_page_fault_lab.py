@@ -306,22 +306,26 @@ def test_cwru_upload_of_a_renamed_file_is_refused_and_keeps_the_data():
 
 
 def test_evaluations_beyond_one_split_show_their_tables_and_the_cli_command():
-    at = open_lab({"dloads": ["0", "1"], "cmp": "true", "snr": ["0", "8"], "trl": "0", "tel": ["1"]})
+    query = {"dloads": ["0", "1"], "cmp": "true", "snr": ["0", "8"], "trl": "0", "tel": ["1"], "dms": ["16", "32"]}
+    at = open_lab(query)
     assert at.session_state[lab.DATA_KEY].loads == [0, 1]  # the shared link's synthetic loads were loaded
     set_tiny(at)
     results = train_to_the_end(at)
-    assert {"split_comparison", "noise", "cross_load"} <= set(results)
+    assert {"split_comparison", "noise", "cross_load", "d_model_sweep"} <= set(results)
     assert [s.value for s in at.subheader] == [
         "Time split vs random split",
         "Robustness to noise",
         "Across motor loads",
+        "Width of the embedding (d_model)",
     ]
+    assert results["d_model_sweep"]["d_models"] == [16, 32] and results["config"]["train"]["model"]["d_model"] == 16
     assert results["noise"]["snr_db"] == [0.0, 8.0]
     assert results["cross_load"]["train_loads"] == [0] and results["cross_load"]["test_loads"] == [1]
     assert set(results["split_comparison"]["modes"]) == {"time", "random"}
     command = at.code[0].value
     assert command.startswith("python -m core.experiment --dataset synthetic")
     assert "--snr=0,8" in command and "--train-loads 0 --test-loads 1" in command and "--split time,random" in command
+    assert "--d-model 16,32" in command
 
 
 def test_half_chosen_cross_load_is_refused_before_training():
