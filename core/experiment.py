@@ -57,6 +57,7 @@ TRAIN_FLAGS = (
     ("--lr-schedule", "lr_schedule"),
     ("--weight-decay", "weight_decay"),
     ("--patience", "patience"),
+    ("--warmup-epochs", "warmup_epochs"),
     ("--threads", "threads"),
 )
 
@@ -115,6 +116,12 @@ def build_parser() -> argparse.ArgumentParser:
     model.add_argument("--pe-base", type=float, default=ModelConfig.pe_base)
     model.add_argument("--pe-scale", type=float, default=ModelConfig.pe_scale, help="factor on the positional encoding")
     model.add_argument("--embed-scale", action="store_true", help="multiply the embedding by sqrt(d_model)")
+    model.add_argument(
+        "--input-dropout-for-all",
+        action=argparse.BooleanOptionalAction,
+        default=ModelConfig.input_dropout_for_all,
+        help="input dropout for every Transformer (A included), or only for those with an embedding or a PE",
+    )
 
     training = parser.add_argument_group("training")
     training.add_argument("--seeds", type=ints, default=[0, 1, 2])
@@ -124,6 +131,9 @@ def build_parser() -> argparse.ArgumentParser:
     training.add_argument("--lr-schedule", choices=LR_SCHEDULES, default=TrainConfig.lr_schedule)
     training.add_argument("--weight-decay", type=float, default=TrainConfig.weight_decay)
     training.add_argument("--patience", type=int, default=TrainConfig.patience)
+    training.add_argument(
+        "--warmup-epochs", type=int, default=TrainConfig.warmup_epochs, help="linear learning-rate warm-up (epochs)"
+    )
     training.add_argument("--threads", type=int, default=TrainConfig.threads, help="torch CPU threads per run")
     training.add_argument(
         "--workers",
@@ -151,6 +161,7 @@ def train_config(args: argparse.Namespace) -> TrainConfig:
         pe_base=args.pe_base,
         pe_scale=args.pe_scale,
         embed_scale=args.embed_scale,
+        input_dropout_for_all=args.input_dropout_for_all,
     )
     return TrainConfig(
         model=model,
@@ -161,6 +172,7 @@ def train_config(args: argparse.Namespace) -> TrainConfig:
         patience=args.patience,
         threads=args.threads,
         lr_schedule=args.lr_schedule,
+        warmup_epochs=args.warmup_epochs,
     )
 
 
@@ -201,6 +213,7 @@ def command_line(config: Mapping[str, Any]) -> str:
         words += ["--d-model", str(train["model"]["d_model"])]
     if train["model"]["embed_scale"]:
         words.append("--embed-scale")
+    words.append("--input-dropout-for-all" if train["model"]["input_dropout_for_all"] else "--no-input-dropout-for-all")
     words += ["--seeds", format_list(config["seeds"])]
     for flag, key in TRAIN_FLAGS:
         words += [flag, _text(train[key])]

@@ -89,6 +89,9 @@ class ModelConfig:
     pe_scale: float = 1.0  # factor on the position signal
     embed_scale: bool = False  # multiply the token representation by sqrt(d_model), as in the original paper
     cnn_channels: int = 16  # channels of the CNN's first layer; later layers have 2x and 4x
+    # dropout on the encoder's input for every Transformer variant (True), or only for those with an embedding or
+    # a position signal (False, before the study): A then trained without it, and the comparison was confounded
+    input_dropout_for_all: bool = False
 
     def width(self, model_name: str) -> int:
         """The encoder width d_model that `model_name` runs at."""
@@ -160,7 +163,8 @@ class TransformerClassifier(nn.Module):
             self.position_table = nn.Parameter(torch.randn(n_tokens, position_width) * 0.02)
         if not 0.0 <= config.dropout < 1.0:
             raise ValueError(f"dropout must be in [0, 1), got {config.dropout}")
-        self.input_dropout_p = config.dropout if (has_embedding or position) else 0.0
+        uses_input_dropout = config.input_dropout_for_all or has_embedding or position is not None
+        self.input_dropout_p = config.dropout if uses_input_dropout else 0.0
 
         layer = nn.TransformerEncoderLayer(
             d_model,

@@ -50,10 +50,15 @@ class TrainConfig:
     patience: int = 10  # epochs without a new best validation loss before stopping
     threads: int = 1  # torch CPU threads, capped at the core count; 1 stays fast beside a busy server
     lr_schedule: str = "constant"  # "constant", or "cosine": decay to 0 over `epochs`, stepped once per epoch
+    # a linear warm-up of the learning rate from 0 over this many epochs' steps (0: none); fixed before any study,
+    # not chosen on data: it tames the first steps of the embedding models, whose validation loss spiked early
+    warmup_epochs: int = 0
 
     def __post_init__(self) -> None:
         if isinstance(self.model, Mapping):
             self.model = ModelConfig(**self.model)
+        if isinstance(self.warmup_epochs, bool) or not isinstance(self.warmup_epochs, int) or self.warmup_epochs < 0:
+            raise ValueError(f"warmup_epochs must be zero or a positive integer, got {self.warmup_epochs!r}")
         for name in ("epochs", "batch_size", "patience", "threads"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -187,6 +192,24 @@ def classification_metrics(y_true: np.ndarray, y_pred: np.ndarray, n_classes: in
     }
 
 
+def per_window_scores(y_true: np.ndarray, probabilities: np.ndarray) -> dict[str, Any]:
+    """Balanced accuracy (mean recall over the classes present), log loss, and the per-window predictions:
+    predicted class and the probability given to the true class (4 decimals), in test-window order."""
+    predicted = probabilities.argmax(axis=1)
+    p_true = probabilities[np.arange(len(y_true)), y_true]
+    present = np.unique(y_true)
+    recalls = [float(np.mean(predicted[y_true == label] == label)) for label in present]
+    return {
+        "balanced_accuracy": float(np.mean(recalls)),
+        "log_loss": float(np.mean(-np.log(np.clip(p_true, 1e-7, 1.0)))),
+        "predictions": {
+            "true": [int(v) for v in y_true],
+            "predicted": [int(v) for v in predicted],
+            "p_true": [round(float(v), 4) for v in p_true],
+        },
+    }
+
+
 def _check_windows(windows: WindowSet) -> None:
     n_classes = len(windows.class_names)
     for split in ("train", "val", "test"):
@@ -204,6 +227,34 @@ def _check_windows(windows: WindowSet) -> None:
             raise DataError(f"y_{split} holds labels outside 0..{n_classes - 1} (there are {n_classes} class names)")
 
 
+class WarmUpSchedule:
+    """The learning rate of every optimizer step: base x min(1, step / warm-up steps) x the cosine factor of
+    the epoch (when the schedule is cosine). Used only with a warm-up; without one the rate follows torch's
+    CosineAnnealingLR or stays constant, as it always has."""
+
+    def __init__(self, optimizer: torch.optim.Optimizer, config: TrainConfig, steps_per_epoch: int):
+        self.optimizer, self.config = optimizer, config
+        self.warmup_steps = config.warmup_epochs * steps_per_epoch
+        self.step_index, self.epoch = 0, 0
+
+    def before_step(self) -> None:
+        self.step_index += 1
+        factor = min(1.0, self.step_index / self.warmup_steps)
+        if self.config.lr_schedule == "cosine":
+            factor *= 0.5 * (1 + math.cos(math.pi * self.epoch / self.config.epochs))
+        for group in self.optimizer.param_groups:
+            group["lr"] = self.config.learning_rate * factor
+
+    def step(self) -> None:  # once per epoch, as torch's schedulers
+        self.epoch += 1
+
+
+def steps_per_epoch(n_windows: int, batch_size: int) -> int:
+    """Optimizer steps in one epoch (a lone trailing window is dropped, see _train_epoch)."""
+    used = n_windows - 1 if n_windows % batch_size == 1 and n_windows > 1 else n_windows
+    return math.ceil(used / batch_size)
+
+
 def _batches(n: int, batch_size: int, order: torch.Tensor | None = None) -> Iterator[torch.Tensor | slice]:
     for start in range(0, n, batch_size):
         yield order[start : start + batch_size] if order is not None else slice(start, start + batch_size)
@@ -218,6 +269,7 @@ def _train_epoch(
     generator: torch.Generator,
     device: torch.device,
     should_stop: Callable[[], bool] | None,
+    warm_up: WarmUpSchedule | None = None,
 ) -> float:
     model.train()
     # the shuffle is drawn on the CPU from the run's own generator, so it is the same on every device
@@ -234,6 +286,8 @@ def _train_epoch(
         loss = F.cross_entropy(logits.float(), y[batch])
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
+        if warm_up is not None:
+            warm_up.before_step()
         optimizer.step()
         total_loss += loss.item() * len(y[batch])
     return total_loss / len(order)
@@ -304,11 +358,13 @@ def train(
         y_train, y_val = (torch.as_tensor(y, dtype=torch.long, device=device) for y in (windows.y_train, windows.y_val))
         optimizer = make_optimizer(model, config, device)
         # T_max = epochs: an early stop leaves the rate where it was, the schedule does not know it is coming
-        schedule = (
-            torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=config.epochs)
-            if config.lr_schedule == "cosine"
-            else None
-        )
+        warm_up = WarmUpSchedule(optimizer, config, steps_per_epoch(len(x_train), config.batch_size))
+        if config.warmup_epochs:
+            schedule = warm_up
+        elif config.lr_schedule == "cosine":
+            schedule, warm_up = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=config.epochs), None
+        else:
+            schedule, warm_up = None, None
         generator = torch.Generator().manual_seed(seed)
 
         history: list[dict[str, float]] = []
@@ -317,7 +373,9 @@ def train(
         started = time.perf_counter()
         for epoch in range(1, config.epochs + 1):
             epoch_started = time.perf_counter()
-            train_loss = _train_epoch(model, optimizer, x_train, y_train, config, generator, device, should_stop)
+            train_loss = _train_epoch(
+                model, optimizer, x_train, y_train, config, generator, device, should_stop, warm_up
+            )
             training_seconds += time.perf_counter() - epoch_started
             if schedule is not None:
                 schedule.step()
@@ -339,7 +397,8 @@ def train(
         train_seconds = time.perf_counter() - started
 
         model.load_state_dict(best_state)
-        predictions = _predict_logits(model, x_test, device).argmax(dim=1).cpu().numpy()
+        probabilities = torch.softmax(_predict_logits(model, x_test, device), dim=1).cpu().numpy()  # (n_test, classes)
+        predictions = probabilities.argmax(axis=1)
         extra_tests = {
             name: classification_metrics(y, _predict_classes(model, x, device), n_classes)
             for name, (x, y) in (extra_test_sets or {}).items()
@@ -356,6 +415,9 @@ def train(
         "history": history,
         "n_parameters": count_parameters(model),
         "best_epoch": best_epoch,
+        # the best epoch in the last tenth of the cap: the validation loss was still falling when training stopped
+        "converged": bool(best_epoch <= 0.9 * config.epochs),
+        **per_window_scores(windows.y_test, probabilities),
     }
     if extra_test_sets is not None:
         run["extra_tests"] = extra_tests

@@ -252,3 +252,47 @@ def test_a_negative_seed_trains_and_repeats(windows):
     first, again = train(windows, "B", config, seed=-1), train(windows, "B", config, seed=-1)
     assert first["history"] == again["history"]
     assert first["history"] != train(windows, "B", config, seed=1)["history"]
+
+
+def test_warm_up_raises_the_rate_linearly_over_its_steps_then_holds_or_follows_the_cosine():
+    from core.training import WarmUpSchedule, steps_per_epoch
+
+    assert steps_per_epoch(130, 64) == 3 and steps_per_epoch(129, 64) == 2  # a lone trailing window is dropped
+    parameter = torch.nn.Parameter(torch.zeros(1))
+    optimizer = torch.optim.SGD([parameter], lr=0.0)
+    schedule = WarmUpSchedule(optimizer, TrainConfig(learning_rate=0.006, warmup_epochs=2, epochs=4), steps_per_epoch=3)
+    rates = []
+    for _ in range(3):  # epochs
+        for _ in range(3):  # steps
+            schedule.before_step()
+            rates.append(optimizer.param_groups[0]["lr"])
+        schedule.step()
+    assert rates == pytest.approx([0.001, 0.002, 0.003, 0.004, 0.005, 0.006, 0.006, 0.006, 0.006])
+    cosine = WarmUpSchedule(
+        optimizer, TrainConfig(learning_rate=0.006, warmup_epochs=1, epochs=4, lr_schedule="cosine"), 1
+    )
+    cosine.step()
+    cosine.step()  # epoch 2 of 4: the cosine factor is (1 + cos(pi / 2)) / 2 = 0.5
+    cosine.before_step()
+    assert optimizer.param_groups[0]["lr"] == pytest.approx(0.003)
+    with pytest.raises(ValueError, match="warmup_epochs"):
+        TrainConfig(warmup_epochs=-1)
+
+
+def test_input_dropout_reaches_model_a_only_when_asked():
+    from core.models import ModelConfig, build_model
+
+    assert build_model("A", 256, 3, ModelConfig()).input_dropout_p == 0.0
+    assert build_model("A", 256, 3, ModelConfig(input_dropout_for_all=True)).input_dropout_p == 0.1
+    assert build_model("B", 256, 3, ModelConfig()).input_dropout_p == 0.1
+
+
+def test_per_window_scores_by_hand():
+    from core.training import per_window_scores
+
+    probabilities = np.array([[0.7, 0.2, 0.1], [0.5, 0.4, 0.1], [0.1, 0.1, 0.8], [0.3, 0.6, 0.1]])
+    scores = per_window_scores(np.array([0, 1, 2, 1]), probabilities)
+    # class 0: 1 of 1 right, class 1: 1 of 2, class 2: 1 of 1 -> (1 + 0.5 + 1) / 3
+    assert scores["balanced_accuracy"] == pytest.approx(2.5 / 3)
+    assert scores["log_loss"] == pytest.approx(-np.mean(np.log([0.7, 0.4, 0.8, 0.6])))
+    assert scores["predictions"] == {"true": [0, 1, 2, 1], "predicted": [0, 0, 2, 1], "p_true": [0.7, 0.4, 0.8, 0.6]}

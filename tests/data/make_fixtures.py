@@ -106,16 +106,17 @@ def without_timing(value):
     return value
 
 
-def first_difference(expected, actual, where: str = "results") -> str | None:
-    """Where two JSON values first differ, in words, or None when they are equal."""
+def first_difference(expected, actual, where: str = "results", allow_new: bool = False) -> str | None:
+    """Where two JSON values first differ, in words, or None when they are equal. With `allow_new`, keys
+    only `actual` has are passed over: a new setting at its old value must leave every stored value alone."""
     if type(expected) is not type(actual):
         return f"{where}: {type(expected).__name__} {expected!r:.80} != {type(actual).__name__} {actual!r:.80}"
     if isinstance(expected, dict):
-        if set(expected) != set(actual):
+        if set(expected) != (set(actual) & set(expected) if allow_new else set(actual)):
             missing, new = sorted(set(expected) - set(actual)), sorted(set(actual) - set(expected))
             return f"{where}: keys differ: missing {missing}, new {new}"
         for key in expected:
-            found = first_difference(expected[key], actual[key], f"{where}.{key}")
+            found = first_difference(expected[key], actual[key], f"{where}.{key}", allow_new)
             if found:
                 return found
         return None
@@ -123,7 +124,7 @@ def first_difference(expected, actual, where: str = "results") -> str | None:
         if len(expected) != len(actual):
             return f"{where}: {len(expected)} items != {len(actual)}"
         for i, (one, other) in enumerate(zip(expected, actual)):
-            found = first_difference(one, other, f"{where}[{i}]")
+            found = first_difference(one, other, f"{where}[{i}]", allow_new)
             if found:
                 return found
         return None
@@ -134,14 +135,20 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--check", action="store_true", help="compare with the stored fixtures instead of writing")
     parser.add_argument("--plans", default=",".join(PLANS), help="comma-separated among " + ",".join(PLANS))
+    parser.add_argument("--extra", default="", help="CLI words added to every plan, e.g. old settings made explicit")
+    parser.add_argument(
+        "--allow-new-keys", action="store_true", help="with --check: pass over keys the stored JSON lacks"
+    )
     args = parser.parse_args(argv)
     failed = 0
     for name in args.plans.split(","):
-        results = run_plan_argv(PLANS[name])
+        results = run_plan_argv([*PLANS[name], *args.extra.split()])
         path = fixture_path(name)
         if args.check:
             stored = json.loads(path.read_text(encoding="utf-8"))
-            difference = first_difference(without_timing(stored["results"]), without_timing(results))
+            difference = first_difference(
+                without_timing(stored["results"]), without_timing(results), allow_new=args.allow_new_keys
+            )
             print(f"{name}: {'identical' if difference is None else 'DIFFERS at ' + difference}")
             failed += difference is not None
         else:
