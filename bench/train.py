@@ -52,7 +52,6 @@ from core.evaluations.split_comparison import split_comparison_block, split_tabl
 from core.experiment import report_text  # noqa: E402
 from core.models import MODEL_NAMES, build_model  # noqa: E402
 from core.plan import Plan, RunFinished, StageStarted, run_plan  # noqa: E402
-from core.report import comparison_word  # noqa: E402
 from core.results import build_results  # noqa: E402
 from core.training import TrainConfig, default_workers, train  # noqa: E402
 from core.vibration import load_cwru, make_windows, synthetic_bearing_set  # noqa: E402
@@ -261,7 +260,7 @@ def merge(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
 
 
 def verdict_words(results: dict[str, Any]) -> str:
-    words = [f"{model}: {comparison_word(pair['ci95']) or 'no interval'}" for model, pair in results["paired"].items()]
+    words = [f"{model}: {pair['verdict'] or 'no interval'}" for model, pair in results["paired"].items()]
     return "; ".join(words)
 
 

@@ -17,7 +17,8 @@ import numpy as np
 METRICS = ("accuracy", "precision", "recall", "f1")  # what every run records, fractions in 0..1
 BLOCK_METRICS = ("accuracy", "f1")  # what the evaluation blocks record per cell
 CELL_KEYS = ("mean", "sd", "n", "values")
-PAIRED_KEYS = ("metric", "diff_mean", "diff_sd", "n", "ci95")
+PAIRED_KEYS = ("metric", "diff_mean", "diff_sd", "n", "ci95", "ci90", "margin", "mde80", "p", "verdict", "sentence")
+VERDICTS = ("equivalent", "better", "worse", "inconclusive")
 # what every run of a results JSON records (core.results documents each)
 RUN_KEYS = (
     "model",
@@ -29,6 +30,8 @@ RUN_KEYS = (
     "per_class_f1",
     "confusion_matrix",
     "epochs",
+    "best_epoch",
+    "converged",
     "train_seconds",
     "windows_per_second",
     "device",
@@ -81,17 +84,21 @@ def check_int_list(where: str, values: Any, minimum: int = 0) -> None:
 
 
 def check_pair(where: str, pair: Any) -> None:
-    """A paired difference as core.stats.paired_differences writes it."""
+    """A paired difference as core.stats.paired_differences writes it (fractions, p, verdict, sentence)."""
     check_keys(where, pair, PAIRED_KEYS)
     require(pair["metric"] in METRICS, f"{where}.metric must be one of {METRICS}")
     require(is_int(pair["n"]) and pair["n"] >= 0, f"{where}.n must be a non-negative integer")
-    check_optional_number(f"{where}.diff_mean", pair["diff_mean"])
-    check_optional_number(f"{where}.diff_sd", pair["diff_sd"])
-    ci = pair["ci95"]
-    require(
-        ci is None or (isinstance(ci, list) and len(ci) == 2 and all(is_number(v) for v in ci) and ci[0] <= ci[1]),
-        f"{where}.ci95 must be null or [low, high]",
-    )
+    for key in ("diff_mean", "diff_sd", "mde80", "p"):
+        check_optional_number(f"{where}.{key}", pair[key])
+    require(is_number(pair["margin"]) and pair["margin"] > 0, f"{where}.margin must be a positive fraction")
+    for key in ("ci95", "ci90"):
+        ci = pair[key]
+        require(
+            ci is None or (isinstance(ci, list) and len(ci) == 2 and all(is_number(v) for v in ci) and ci[0] <= ci[1]),
+            f"{where}.{key} must be null or [low, high]",
+        )
+    require(pair["verdict"] is None or pair["verdict"] in VERDICTS, f"{where}.verdict must be one of {VERDICTS}")
+    require(isinstance(pair["sentence"], str) and pair["sentence"], f"{where}.sentence must be a sentence")
 
 
 def check_cell(where: str, cell: Any) -> None:

@@ -5,7 +5,7 @@ Transformer encoder layers; Model B puts an input embedding and the sinusoidal p
 of the same encoder. The ablations separate the two ingredients of B:
 
     name        embedding   position                      input dropout
-    A           -           -                             -
+    A           -           -                             yes (before the study: none, see input_dropout_for_all)
     A+PE        -           sinusoidal, added             yes
     B-noPE      linear      -                             yes
     B           linear      sinusoidal, added             yes
@@ -91,7 +91,7 @@ class ModelConfig:
     cnn_channels: int = 16  # channels of the CNN's first layer; later layers have 2x and 4x
     # dropout on the encoder's input for every Transformer variant (True), or only for those with an embedding or
     # a position signal (False, before the study): A then trained without it, and the comparison was confounded
-    input_dropout_for_all: bool = False
+    input_dropout_for_all: bool = True
 
     def width(self, model_name: str) -> int:
         """The encoder width d_model that `model_name` runs at."""

@@ -248,56 +248,86 @@ def run_plan(
     and PlanStopped is raised, carrying the results of the finished runs of the experiment itself (without
     evaluation blocks).
     """
-    emit = progress or (lambda event: None)
+    emit = progress or _ignore
     data = plan.data() if callable(plan.data) else plan.data
     stages = plan_stages(plan, data)
     main_windows = stages[0].windows
     config = experiment_config(plan, main_windows)
-    runs: dict[StageKey, list[dict[str, Any]]] = {stage.key: [] for stage in stages}
-
-    def partial_results() -> dict[str, Any] | None:
-        done = runs[MAIN]
-        return build_results(config, main_windows.class_names, done, plan.metric) if done else None
 
     def train_one(stage: Stage, seed: int, model: str, stop: Callable[[], bool] | None) -> dict[str, Any]:
-        emit(RunStarted(stage.key, model, seed))
         test_sets = dict(stage.fixed_test_sets)
         for evaluation in plan.active:
             test_sets.update(evaluation.run_test_sets(stage, seed))
-
-        def epoch_ended(epoch: int, metrics: dict[str, float]) -> None:
-            emit(EpochEnded(stage.key, model, seed, epoch, metrics))
-
         keep_weights = plan.keep_weights and stage.key == MAIN
-        run = train(
-            stage.windows, model, stage.config, seed, plan.device, epoch_ended, stop, keep_weights, test_sets or None
-        )
-        run["stage"] = stage.key.label
-        return run
+        return train_run(stage, seed, model, stop, plan.device, emit, test_sets, keep_weights)
 
+    runs, stopped = train_stages(stages, plan.seeds, train_one, plan.workers, plan.device, emit, should_stop)
+    if stopped:
+        done = runs[MAIN]
+        raise PlanStopped(build_results(config, main_windows.class_names, done, plan.metric) if done else None)
+    blocks = {evaluation.key: evaluation.block(plan, runs) for evaluation in plan.active}
+    return build_results(config, main_windows.class_names, runs[MAIN], plan.metric, blocks)
+
+
+def _ignore(event: Event) -> None:
+    pass
+
+
+def train_run(
+    stage: Stage,
+    seed: int,
+    model: str,
+    stop: Callable[[], bool] | None,
+    device: str | None,
+    emit: Callable[[Event], None],
+    test_sets: dict[str, tuple[Any, Any]] | None = None,
+    keep_weights: bool = False,
+) -> dict[str, Any]:
+    """One training run of a stage, announced (RunStarted) and followed (EpochEnded) through `emit`."""
+    emit(RunStarted(stage.key, model, seed))
+
+    def epoch_ended(epoch: int, metrics: dict[str, float]) -> None:
+        emit(EpochEnded(stage.key, model, seed, epoch, metrics))
+
+    run = train(stage.windows, model, stage.config, seed, device, epoch_ended, stop, keep_weights, test_sets or None)
+    run["stage"] = stage.key.label
+    return run
+
+
+def train_stages(
+    stages: Sequence[Stage],
+    seeds: Sequence[int],
+    train_one: Callable[[Stage, int, str, Callable[[], bool] | None], dict[str, Any]],
+    workers: int,
+    device: str | None,
+    emit: Callable[[Event], None],
+    should_stop: Callable[[], bool] | None = None,
+) -> tuple[dict[StageKey, list[dict[str, Any]]], bool]:
+    """Every (seed, model) run of every stage, seeds outer, one at a time or `workers` side by side: the
+    finished runs per stage in that order, and whether a stop ended the training early."""
+    runs: dict[StageKey, list[dict[str, Any]]] = {stage.key: [] for stage in stages}
     for stage in stages:
-        tasks = list(itertools.product(plan.seeds, stage.models))
+        tasks = list(itertools.product(seeds, stage.models))
         emit(StageStarted(stage.key, stage.windows, len(tasks)))
-        if plan.workers == 1:
+        if workers == 1:
             for seed, model in tasks:
                 try:
                     run = train_one(stage, seed, model, should_stop)
                 except TrainingStopped:
-                    raise PlanStopped(partial_results()) from None
+                    return runs, True
                 runs[stage.key].append(run)
                 emit(RunFinished(stage.key, run))
-        else:
-            threads = stage.config.threads if pick_device(plan.device).type == "cpu" else None
-            finished, stopped = train_side_by_side(
-                tasks,
-                lambda task, stop, stage=stage: train_one(stage, *task, stop),
-                plan.workers,
-                threads,
-                should_stop,
-                on_finished=lambda run, stage=stage: emit(RunFinished(stage.key, run)),
-            )
-            runs[stage.key].extend(finished)  # in task order, whatever order they finished in
-            if stopped:
-                raise PlanStopped(partial_results())
-    blocks = {evaluation.key: evaluation.block(plan, runs) for evaluation in plan.active}
-    return build_results(config, main_windows.class_names, runs[MAIN], plan.metric, blocks)
+            continue
+        threads = stage.config.threads if pick_device(device).type == "cpu" else None
+        finished, stopped = train_side_by_side(
+            tasks,
+            lambda task, stop, stage=stage: train_one(stage, *task, stop),
+            workers,
+            threads,
+            should_stop,
+            on_finished=lambda run, stage=stage: emit(RunFinished(stage.key, run)),
+        )
+        runs[stage.key].extend(finished)  # in task order, whatever order they finished in
+        if stopped:
+            return runs, True
+    return runs, False

@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from core.contract import METRICS, RUN_KEYS
@@ -56,55 +55,15 @@ def difference_with_ci(pair: Mapping[str, Any]) -> str:
     return f"{points(pair['diff_mean'])}{interval}"
 
 
-def comparison_word(ci95: Sequence[float] | None) -> str | None:
-    """ "better", "worse" or "within the spread", as far as the interval reaches; None without an interval."""
-    if ci95 is None:
-        return None
-    low, high = ci95
-    if low > 0:
-        return "better"
-    if high < 0:
-        return "worse"
-    return "within the spread"
-
-
-def count_test_windows(runs: Sequence[Mapping[str, Any]]) -> int | None:
-    """Test windows per run, read from the confusion matrices (they agree when runs share a split)."""
-    sizes = {int(np.sum(run["confusion_matrix"])) for run in runs}
-    return max(sizes) if sizes else None
-
-
-def verdict(
-    paired: Mapping[str, Mapping[str, Any]],
-    n_test: int | None,
-    models: Sequence[str] = (),
-    reference: str = REFERENCE_MODEL,
-) -> str:
-    """The sentence a reader takes away: each model against the reference, no stronger than its interval."""
-    sentences = []
+def verdict(paired: Mapping[str, Mapping[str, Any]], n_test: int | None, models: Sequence[str] = ()) -> str:
+    """The paragraph a reader takes away: each model against A by the study's rule (core.study.analysis) on
+    one split, and what one test window is worth."""
+    sentences = [pair["sentence"] for pair in paired.values()]
     if not paired:
-        missing = reference not in models
+        missing = REFERENCE_MODEL not in models
         sentences.append(
-            f"No comparison: model {reference} was not run." if missing else "No other model to compare with A."
+            f"No comparison: model {REFERENCE_MODEL} was not run." if missing else "No other model to compare with A."
         )
-    for model, pair in paired.items():
-        metric = pair["metric"]
-        word = comparison_word(pair["ci95"])
-        if pair["n"] == 0:
-            sentences.append(f"{model} shares no seed with {reference}, so they cannot be paired.")
-        elif word is None:
-            sentences.append(
-                f"{model} vs {reference}: {metric} {points(pair['diff_mean'])} points on a single seed; "
-                f"no interval from one seed, run at least two to judge."
-            )
-        else:
-            relation = (
-                f"within the spread of {reference}" if word == "within the spread" else f"{word} than {reference}"
-            )
-            sentences.append(
-                f"{model} is {relation}: {metric} {points(pair['diff_mean'])} points "
-                f"(95 % CI {ci_points(pair['ci95'])}, {pair['n']} paired seeds)."
-            )
     if n_test:
         sentences.append(f"The test set has {n_test} windows, so one window is {100 / n_test:.2f} points of accuracy.")
     return " ".join(sentences)
@@ -119,7 +78,7 @@ def summary_table(results: Mapping[str, Any]) -> pd.DataFrame:
             row[f"{metric}_mean"] = by_metric[metric]["mean"]
             row[f"{metric}_sd"] = by_metric[metric]["sd"]
         pair = results["paired"].get(model)
-        row["vs_A"] = comparison_word(pair["ci95"]) if pair else None
+        row["vs_A"] = pair["verdict"] if pair else None
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -134,6 +93,7 @@ def results_table(results: Mapping[str, Any]) -> pd.DataFrame:
             row[f"{metric} %"] = percent_cell(by_metric[metric])
         pair = results["paired"].get(model)
         row["vs A (95 % CI, points)"] = difference_with_ci(pair) if pair and pair["n"] else "-"
+        row["vs A"] = (pair["verdict"] or "-") if pair else "-"
         rows.append(row)
     return pd.DataFrame(rows)
 

@@ -45,10 +45,10 @@ from core.contract import (
     require,
     to_plain,
 )
-from core.report import count_test_windows, verdict
-from core.stats import REFERENCE_MODEL, mean_sd, paired_differences
+from core.report import verdict
+from core.stats import REFERENCE_MODEL, count_test_windows, mean_sd, paired_differences
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: runs gained best_epoch and converged; paired judged by the study's rule
 TOP_KEYS = ("schema_version", "config", "class_names", "runs", "summary", "paired", "verdict")
 SUMMARY_KEYS = ("mean", "sd", "n")
 __all__ = ["METRICS", "PAIRED_KEYS", "RUN_KEYS", "SCHEMA_VERSION", "TOP_KEYS", "build_results", "validate_results"]

@@ -1,4 +1,5 @@
-"""The statistics of the Fault lab's tables: mean ± sd over seeds, the t-interval, paired differences.
+"""The statistics of the Fault lab's tables: mean ± sd over seeds, the t-interval, paired differences (judged by
+the study's rule, core.study.analysis, on one split).
 
 Seeds share the data split, so differences between two models are paired by seed: the seed-to-seed spread
 that every model shares cancels, and the interval is about the models, not the luck of the initialisation.
@@ -6,14 +7,15 @@ that every model shares cancels, and the interval is about the models, not the l
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from scipy import stats
+
+from core.study.analysis import paired_interval, sentence, verdict
 
 REFERENCE_MODEL = "A"
+DEFAULT_MARGIN = 2.0  # points: the equivalence margin of every comparison (results/study_protocol.md says why)
 
 
 def mean_sd(values: Sequence[float]) -> dict[str, Any]:
@@ -32,27 +34,28 @@ def cell(values: Sequence[float]) -> dict[str, Any]:
     return {**mean_sd(values), "values": [float(v) for v in values]}
 
 
-def t_interval(differences: Sequence[float], confidence: float = 0.95) -> tuple[float, float] | None:
-    """The t-interval for the mean of paired differences, on n - 1 degrees of freedom (None for n < 2)."""
-    differences = np.asarray(differences, dtype=np.float64)
-    n = differences.size
-    if n < 2:
-        return None
-    mean = differences.mean()
-    half_width = stats.t.ppf(0.5 + confidence / 2, n - 1) * differences.std(ddof=1) / math.sqrt(n)
-    return float(mean - half_width), float(mean + half_width)
+def count_test_windows(runs: Sequence[Mapping[str, Any]]) -> int | None:
+    """Test windows per run, read from the confusion matrices (they agree when runs share a split)."""
+    sizes = {int(np.sum(run["confusion_matrix"])) for run in runs if "confusion_matrix" in run}
+    return max(sizes) if sizes else None
 
 
 def paired_differences(
-    runs: Sequence[Mapping[str, Any]], metric: str = "accuracy", reference: str = REFERENCE_MODEL
+    runs: Sequence[Mapping[str, Any]],
+    metric: str = "accuracy",
+    reference: str = REFERENCE_MODEL,
+    margin: float = DEFAULT_MARGIN,
 ) -> dict[str, dict[str, Any]]:
-    """paired[model] = {"metric", "diff_mean", "diff_sd", "n", "ci95"}: `metric` of model minus that of
-    `reference` on each seed both ran, with the t-interval of the mean difference ({} without the reference)."""
+    """paired[model]: `metric` of model minus that of `reference` on each seed both ran, judged by the study's
+    rule (core.study.analysis) on one split: diff_mean, diff_sd, ci95, ci90, mde80 and margin as fractions,
+    n seeds, p, verdict and sentence. {} without the reference."""
     scores: dict[str, dict[int, float]] = {}
     for run in runs:
         scores.setdefault(run["model"], {})[int(run["seed"])] = float(run[metric])
     if reference not in scores:
         return {}
+    n_test = count_test_windows(runs)
+    population = f"{n_test:,} test windows" if n_test else "its test windows"
     paired = {}
     for model, by_seed in scores.items():
         if model == reference:
@@ -60,12 +63,16 @@ def paired_differences(
         seeds = sorted(set(by_seed) & set(scores[reference]))
         differences = [by_seed[s] - scores[reference][s] for s in seeds]
         spread = mean_sd(differences)
-        interval = t_interval(differences)
-        paired[model] = {
-            "metric": metric,
-            "diff_mean": spread["mean"],
-            "diff_sd": spread["sd"],
-            "n": spread["n"],
-            "ci95": list(interval) if interval is not None else None,
-        }
+        pair = {"metric": metric, "diff_mean": spread["mean"], "diff_sd": spread["sd"], "n": spread["n"]}
+        pair.update(ci95=None, ci90=None, margin=margin / 100, mde80=None, p=None, verdict=None)
+        if differences:
+            interval = paired_interval(100 * np.array([differences]))  # one split: the seeds are all that vary
+            word = verdict(interval, margin)
+            fraction = lambda ci: None if ci is None else [v / 100 for v in ci]  # noqa: E731
+            pair.update(ci95=fraction(interval.ci(0.95)), ci90=fraction(interval.ci(0.90)), p=interval.p, verdict=word)
+            pair["mde80"] = None if interval.mde80 is None else interval.mde80 / 100
+            pair["sentence"] = sentence(reference, model, metric, interval, margin, word, population)
+        else:
+            pair["sentence"] = f"{model} shares no seed with {reference}, so they cannot be paired."
+        paired[model] = pair
     return paired

@@ -52,7 +52,7 @@ class TrainConfig:
     lr_schedule: str = "constant"  # "constant", or "cosine": decay to 0 over `epochs`, stepped once per epoch
     # a linear warm-up of the learning rate from 0 over this many epochs' steps (0: none); fixed before any study,
     # not chosen on data: it tames the first steps of the embedding models, whose validation loss spiked early
-    warmup_epochs: int = 0
+    warmup_epochs: int = 1
 
     def __post_init__(self) -> None:
         if isinstance(self.model, Mapping):
@@ -239,14 +239,21 @@ class WarmUpSchedule:
 
     def before_step(self) -> None:
         self.step_index += 1
+        self._set_rate()
+
+    def step(self) -> None:
+        """Once per epoch, as torch's schedulers: the rate shown afterwards is the one the next step uses."""
+        self.epoch += 1
+        self.step_index += 1
+        self._set_rate()
+        self.step_index -= 1
+
+    def _set_rate(self) -> None:
         factor = min(1.0, self.step_index / self.warmup_steps)
         if self.config.lr_schedule == "cosine":
             factor *= 0.5 * (1 + math.cos(math.pi * self.epoch / self.config.epochs))
         for group in self.optimizer.param_groups:
             group["lr"] = self.config.learning_rate * factor
-
-    def step(self) -> None:  # once per epoch, as torch's schedulers
-        self.epoch += 1
 
 
 def steps_per_epoch(n_windows: int, batch_size: int) -> int:

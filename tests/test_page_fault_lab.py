@@ -138,7 +138,7 @@ def test_a_tiny_run_ends_with_the_metrics_table_and_the_verdict(trained):
     assert table.loc[0, "accuracy %"] == f"{100 * mean:.1f} ± {100 * sd:.1f}"
     assert table.loc[1, "vs A (95 % CI, points)"].count("to") == 1
     assert at.info[-1].value == results["verdict"]
-    assert "paired seeds" in results["verdict"]
+    assert "seeds on one split" in results["verdict"] and "within the spread" not in results["verdict"]
     labels = [button.label for button in at.get("download_button")]
     assert {"Results (JSON)", "Runs (CSV)", "Trained weights (torch)"} <= set(labels)
     weights = torch.load(io.BytesIO(at.session_state[lab.WEIGHTS_KEY]), weights_only=True)

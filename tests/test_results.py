@@ -7,7 +7,7 @@ import math
 import pytest
 
 from core.evaluations import cross_load, d_model_sweep, noise, split_comparison
-from core.report import comparison_word, summary_table
+from core.report import summary_table
 from core.results import (
     PAIRED_KEYS,
     RUN_KEYS,
@@ -18,7 +18,7 @@ from core.results import (
     save_results,
     validate_results,
 )
-from core.stats import mean_sd, paired_differences, t_interval
+from core.stats import mean_sd, paired_differences
 
 CLASSES = ["normal", "IR007"]
 T_975_2DF = 4.302652729911275  # Student t, 97.5 % quantile, 2 degrees of freedom (statistical tables: 4.303)
@@ -39,6 +39,8 @@ def make_run(model: str, seed: int, accuracy: float, n_test: int = 100) -> dict:
         "per_class_f1": [accuracy, accuracy],
         "confusion_matrix": matrix,
         "epochs": 3,
+        "best_epoch": 2,
+        "converged": True,
         "train_seconds": 1.5,
         "windows_per_second": 900.0,
         "device": "cpu",
@@ -61,37 +63,45 @@ def test_mean_sd_uses_ddof_1():
     assert mean_sd([0.5]) == {"mean": 0.5, "sd": None, "n": 1}
 
 
-def test_t_interval_on_n_minus_1_degrees_of_freedom():
-    low, high = t_interval([1.0, 2.0, 3.0])  # mean 2, sd 1, n 3
-    half_width = T_975_2DF / math.sqrt(3)
-    assert low == pytest.approx(2 - half_width)
-    assert high == pytest.approx(2 + half_width)
-    assert t_interval([0.1]) is None
+ONE_SPLIT = "3 seeds on one split, 100 test windows; the test windows are fixed, so only training noise is counted"
 
 
-def test_better_when_the_whole_interval_is_above_zero():
+def test_better_when_the_95_interval_is_above_zero_and_the_90_interval_leaves_the_margin():
     results = build_results({"epochs": 3}, CLASSES, runs_with_differences([0.02, 0.03, 0.04]))
     pair = results["paired"]["B"]
     assert pair["diff_mean"] == pytest.approx(0.03)
     assert pair["diff_sd"] == pytest.approx(0.01)
     half_width = T_975_2DF * 0.01 / math.sqrt(3)  # 0.02484
     assert pair["ci95"] == pytest.approx([0.03 - half_width, 0.03 + half_width])
-    assert pair["n"] == 3 and pair["metric"] == "accuracy"
-    assert "B is better than A: accuracy +3.0 points (95 % CI +0.5 to +5.5, 3 paired seeds)." in results["verdict"]
+    assert pair["ci90"] == pytest.approx(
+        [0.03 - 2.919985580 * 0.01 / math.sqrt(3), 0.03 + 2.919985580 * 0.01 / math.sqrt(3)]
+    )
+    assert (pair["n"], pair["metric"], pair["margin"], pair["verdict"]) == (3, "accuracy", 0.02, "better")
+    expected = f"B is better than A by +3.0 points (95 % CI +0.5 to +5.5; {ONE_SPLIT})."
+    assert pair["sentence"] == expected and expected in results["verdict"]
 
 
-def test_worse_when_the_whole_interval_is_below_zero():
+def test_worse_when_the_95_interval_is_below_zero():
     results = build_results({}, CLASSES, runs_with_differences([-0.02, -0.03, -0.04]))
-    assert comparison_word(results["paired"]["B"]["ci95"]) == "worse"
-    assert "B is worse than A: accuracy -3.0 points (95 % CI -5.5 to -0.5" in results["verdict"]
+    assert results["paired"]["B"]["verdict"] == "worse"
+    assert "B is worse than A by -3.0 points (95 % CI -5.5 to -0.5" in results["verdict"]
 
 
-def test_within_the_spread_when_the_interval_straddles_zero():
-    # mean 0.01, sd 0.02646: half-width 4.303 · 0.02646 / sqrt(3) = 0.0657, so the interval holds 0
+def test_equivalent_when_the_90_interval_lies_inside_the_margin():
+    # differences 0.1, 0.2, 0.3 points: mean 0.2, sd 0.1, 90 % half-width 2.92 * 0.1 / sqrt(3) = 0.17 points
+    results = build_results({}, CLASSES, runs_with_differences([0.001, 0.002, 0.003]))
+    assert results["paired"]["B"]["verdict"] == "equivalent"
+    assert "B and A are equivalent within ±2 points: +0.2 (90 % CI +0.0 to +0.4;" in results["verdict"]
+
+
+def test_inconclusive_when_neither_rule_applies_and_it_says_what_could_be_detected():
+    # mean 1 point, sd 2.646: the 95 % interval holds 0 and the 90 % interval reaches past the margin
     results = build_results({}, CLASSES, runs_with_differences([-0.01, 0.0, 0.04]))
-    low, high = results["paired"]["B"]["ci95"]
-    assert low == pytest.approx(0.01 - 0.06573, abs=1e-4) and high == pytest.approx(0.01 + 0.06573, abs=1e-4)
-    assert "B is within the spread of A: accuracy +1.0 points" in results["verdict"]
+    pair = results["paired"]["B"]
+    assert pair["verdict"] == "inconclusive" and "within the spread" not in results["verdict"]
+    mde = (T_975_2DF + 1.0606601717798212) * 2.6457513110645907 / math.sqrt(3)  # t(0.8, 2 df) = 1.0607
+    assert pair["mde80"] == pytest.approx(mde / 100)
+    assert f"this study could only detect differences of {mde:.1f} points or more ({ONE_SPLIT})." in results["verdict"]
 
 
 def test_verdict_states_the_test_set_size():
@@ -104,7 +114,7 @@ def test_a_single_seed_gives_no_interval_and_says_so():
     assert results["paired"]["B"]["ci95"] is None
     assert results["paired"]["B"]["diff_sd"] is None
     assert results["summary"]["A"]["accuracy"]["sd"] is None
-    assert "single seed" in results["verdict"] and "better" not in results["verdict"]
+    assert "one run of each gives no interval" in results["verdict"] and "better" not in results["verdict"]
 
 
 def test_pairs_only_seeds_both_models_ran():
@@ -184,7 +194,7 @@ def test_summary_table_one_row_per_model():
     b = table.set_index("model").loc["B"]
     assert b["accuracy_mean"] == pytest.approx(0.95)
     assert b["accuracy_sd"] == pytest.approx(0.03)  # B scores 0.92, 0.95, 0.98
-    assert b["vs_A"] == "better"
+    assert b["vs_A"] == "better"  # +3 points, 95 % CI +0.5 to +5.5
 
 
 def with_blocks() -> dict:
@@ -243,12 +253,12 @@ def test_unknown_evaluation_blocks_are_refused():
 
 def test_results_carry_the_schema_version_and_other_versions_are_refused_by_name():
     results = build_results({}, CLASSES, runs_with_differences([0.01, 0.02, 0.03]))
-    assert results["schema_version"] == SCHEMA_VERSION == 1
+    assert results["schema_version"] == SCHEMA_VERSION == 2
     older = dict(results, schema_version=0)
-    with pytest.raises(ValueError, match=r"schema_version 0, but this PE Lab reads schema_version 1 only"):
+    with pytest.raises(ValueError, match=r"schema_version 0, but this PE Lab reads schema_version 2 only"):
         validate_results(older)
     unversioned = {key: value for key, value in results.items() if key != "schema_version"}
-    with pytest.raises(ValueError, match=r"has no schema_version .* reads schema_version 1"):
+    with pytest.raises(ValueError, match=r"has no schema_version .* reads schema_version 2"):
         validate_results(unversioned)
     with pytest.raises(ValueError, match="top level must be an object"):
         validate_results([results])

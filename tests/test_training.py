@@ -180,7 +180,7 @@ def test_device_choice():
 
 
 def test_cosine_schedule_follows_its_closed_form(windows, monkeypatch):
-    # after epoch k of T the rate is lr · (1 + cos(pi k / T)) / 2
+    # after epoch k of T the rate is lr · (1 + cos(pi k / T)) / 2 (the one-epoch warm-up is over by then)
     optimizers = []
     real = training.make_optimizer
     monkeypatch.setattr(training, "make_optimizer", lambda *a: optimizers.append(real(*a)) or optimizers[-1])
@@ -282,8 +282,8 @@ def test_warm_up_raises_the_rate_linearly_over_its_steps_then_holds_or_follows_t
 def test_input_dropout_reaches_model_a_only_when_asked():
     from core.models import ModelConfig, build_model
 
-    assert build_model("A", 256, 3, ModelConfig()).input_dropout_p == 0.0
-    assert build_model("A", 256, 3, ModelConfig(input_dropout_for_all=True)).input_dropout_p == 0.1
+    assert build_model("A", 256, 3, ModelConfig(input_dropout_for_all=False)).input_dropout_p == 0.0
+    assert build_model("A", 256, 3, ModelConfig()).input_dropout_p == 0.1  # the default since the study
     assert build_model("B", 256, 3, ModelConfig()).input_dropout_p == 0.1
 
 

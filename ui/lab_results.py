@@ -72,6 +72,13 @@ def results_section(results: Mapping[str, Any]) -> None:
         st.warning("These numbers come from the leaky random split.")
     show_table(report.results_table(results), "results_table")
     st.info(results["verdict"])
+    margin = next(iter(results["paired"].values()), {}).get("margin", 0.02)
+    st.caption(
+        f"Each model against A, by the study's rule: equivalent when the 90 % CI of the difference lies within "
+        f"±{100 * margin:g} points, better or worse when the 95 % CI excludes 0, otherwise inconclusive. One split's "
+        f"test windows are fixed, so this interval counts training noise only; a study (python -m core.study) "
+        f"cross-validates in time and counts both."
+    )
     show_figure(figures.metric_bars(results["summary"], list(METRICS)), report.summary_table(results), "metrics")
     matrices, per_class = per_model(results)
     names = results["class_names"]

@@ -1,0 +1,7 @@
+"""`python -m core.study`: see core.study.cli."""
+
+import sys
+
+from core.study.cli import main
+
+sys.exit(main())

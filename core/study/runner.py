@@ -1,0 +1,159 @@
+"""Run a study: every model on every (fold, seed), through the plan machinery (core.plan.train_stages), then
+the comparisons. `python -m core.study` and the Fault lab's Study part both call `run_study`."""
+
+from __future__ import annotations
+
+import itertools
+import platform
+import subprocess
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from core.contract import to_plain
+from core.models import MODEL_NAMES, check_model_settings
+from core.plan import Event, PlanStopped, Stage, StageKey, train_run, train_stages
+from core.study.compare import STUDY_METRICS, compare_all
+from core.study.contract import STUDY_SCHEMA_VERSION, study_run, validate_study
+from core.study.folds import SPLITS, Fold, make_folds
+from core.training import TrainConfig
+from core.vibration.types import Recording
+
+NUMBER_WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten"}
+
+
+@dataclass
+class StudyPlan:
+    """What a study runs: the data, the split and its folds, the models and seeds, one training config."""
+
+    recordings: Sequence[Recording] | Callable[[], Sequence[Recording]]
+    split: str = "time-cv"
+    models: Sequence[str] = ("A", "B")
+    seeds: Sequence[int] = (0, 1, 2, 3, 4, 5)
+    config: TrainConfig = field(default_factory=TrainConfig)
+    folds: int = 5  # time-cv only; load-out has one fold per load, fault-size one per fault size
+    window: int = 1024
+    stride: int | None = None
+    margin: float = 2.0
+    metric: str = "accuracy"
+    workers: int = 1
+    device: str | None = None
+    data_settings: dict[str, Any] = field(default_factory=dict)
+    command: str = ""
+
+    def __post_init__(self) -> None:
+        self.models, self.seeds = list(self.models), [int(seed) for seed in self.seeds]
+        if self.split not in SPLITS:
+            raise ValueError(f"split must be one of {SPLITS}, got {self.split!r}")
+        if self.split == "time-cv" and self.folds < 3:
+            raise ValueError(f"time-cv needs at least 3 folds (test, validation and training blocks), got {self.folds}")
+        if not self.models or not self.seeds or len(set(self.models)) != len(self.models):
+            raise ValueError(f"a study needs distinct models and seeds; got {self.models}, {self.seeds}")
+        unknown = [model for model in self.models if model not in MODEL_NAMES]
+        if unknown:
+            raise ValueError(f"unknown models {unknown}; choose from {', '.join(MODEL_NAMES)}")
+        if self.metric not in STUDY_METRICS:
+            raise ValueError(f"metric must be one of {STUDY_METRICS}, got {self.metric!r}")
+        if not self.margin > 0:
+            raise ValueError(f"the equivalence margin must be positive (points), got {self.margin}")
+        check_model_settings(self.models, self.window, self.config.model)
+
+    def run_count(self, n_folds: int | None = None) -> int:
+        return len(self.models) * len(self.seeds) * (n_folds or self.folds)
+
+
+def population(split: str, dataset: str, recordings: Sequence[Recording], n_windows: int) -> str:
+    """Which windows a study's verdict speaks for, in words."""
+    count = NUMBER_WORDS.get(len(recordings), str(len(recordings)))
+    rig = " of one test rig" if dataset == "cwru" else ""
+    if split == "load-out":
+        return f"{n_windows:,} test windows at a motor load held out from training ({count} recordings{rig})"
+    if split == "fault-size":
+        return f"{n_windows:,} test windows of a fault size held out from training ({count} recordings{rig})"
+    return f"{n_windows:,} test windows of these {count} recordings{rig}"
+
+
+def environment() -> dict[str, Any]:
+    """What the numbers depend on besides the code and the data."""
+    try:
+        root = Path(__file__).resolve().parents[2]
+        commit = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=10, check=True
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        commit = "unknown"
+    cpu = {"machine": platform.machine(), "capability": torch.backends.cpu.get_cpu_capability()}
+    return {"git_commit": commit, "torch": torch.__version__, "cpu": cpu}
+
+
+def run_study(
+    plan: StudyPlan, progress: Callable[[Event], None] | None = None, should_stop: Callable[[], bool] | None = None
+) -> dict[str, Any]:
+    """Train every (fold, seed, model) and return the study JSON (core.study.contract), comparisons included.
+    A stop raises core.plan.PlanStopped carrying None (a study is only compared whole)."""
+    emit = progress or (lambda event: None)
+    recordings = list(plan.recordings() if callable(plan.recordings) else plan.recordings)
+    folds = make_folds(plan.split, recordings, plan.window, plan.folds, plan.stride)
+    stages = [Stage(StageKey("fold", fold.index, fold.name), fold.windows, plan.models, plan.config) for fold in folds]
+
+    def train_one(stage: Stage, seed: int, model: str, stop: Callable[[], bool] | None) -> dict[str, Any]:
+        run = train_run(stage, seed, model, stop, plan.device, emit)
+        return study_run(run, stage.key.variant)
+
+    runs, stopped = train_stages(stages, plan.seeds, train_one, plan.workers, plan.device, emit, should_stop)
+    if stopped:
+        raise PlanStopped(None)
+    study = build_study(plan, recordings, folds, list(itertools.chain.from_iterable(runs.values())))
+    validate_study(study)
+    return study
+
+
+def build_study(plan: StudyPlan, recordings: Sequence[Recording], folds: Sequence[Fold], runs: list[dict]) -> dict:
+    n_windows = sum(len(fold.windows.x_test) for fold in folds)
+    dataset = plan.data_settings.get("dataset", "")
+    config = {
+        "split": plan.split,
+        "folds": len(folds),
+        "seeds": plan.seeds,
+        "models": plan.models,
+        "margin": float(plan.margin),
+        "metric": plan.metric,
+        "window": plan.window,
+        "stride": plan.stride or plan.window,
+        "population": population(plan.split, dataset, recordings, n_windows),
+        "command": plan.command,
+        **environment(),
+        "device": plan.device,
+        "train": plan.config.to_dict(),
+        "data": dict(plan.data_settings),
+    }
+    study = {
+        "schema_version": STUDY_SCHEMA_VERSION,
+        "kind": "study",
+        "config": config,
+        "class_names": list(folds[0].windows.class_names),
+        "recordings": [
+            {"label": r.label, "file": r.meta.get("file"), "load_hp": r.meta.get("load_hp")} for r in recordings
+        ],
+        "folds": [
+            {
+                "fold": fold.index,
+                "name": fold.name,
+                "recording": fold.test_recording,
+                "start": fold.test_start,
+                "n_train": len(fold.windows.x_train),
+                "n_val": len(fold.windows.x_val),
+                "n_test": len(fold.windows.x_test),
+                "normalisation": {"mean": fold.windows.mean, "std": fold.windows.std},
+            }
+            for fold in folds
+        ],
+        "runs": runs,
+        "comparisons": [],
+    }
+    study = to_plain(study)
+    study["comparisons"] = compare_all(study, plan.metric, plan.margin)
+    return study

@@ -1,0 +1,125 @@
+"""The study's statistics: hand-computed cases, then simulated studies with a known truth (per-window
+correctness with seed, fold and window components, window difficulty shared by both models): coverage,
+type-I error, power and equivalence, at a fixed RNG seed."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from core.study.analysis import holm, paired_interval, sentence, verdict
+from core.study.simulation import Components, simulate_differences
+
+CWRU_SIZED = Components()  # accuracy near 98 %, a run moving about 2 points with its seed
+ROOM_TO_IMPROVE = Components(accuracy=0.90, window_b=0.15, fold=0.05, run=0.1)  # A at 90 %: +5 points can exist
+STUDIES = 300
+
+
+def test_the_interval_of_a_hand_made_table():
+    # fold means 1, 3, 5 (over two seeds each): diff 3, sd of fold means 2, SE 2 / sqrt(3), 2 df
+    d = np.array([[0.0, 2.0], [3.0, 3.0], [4.0, 6.0]])
+    interval = paired_interval(d)
+    se = 2 / math.sqrt(3)
+    assert (interval.diff, interval.df) == (3.0, 2) and interval.se == pytest.approx(se)
+    assert interval.ci(0.95) == pytest.approx([3 - 4.302652729911275 * se, 3 + 4.302652729911275 * se])
+    assert interval.p == pytest.approx(2 * stats.t.sf(3 / se, 2))
+    assert interval.mde80 == pytest.approx((stats.t.ppf(0.975, 2) + stats.t.ppf(0.8, 2)) * se)
+    # seed part: the within-fold variances 2, 0, 2 average 4/3; the fold part is what remains of 4 beyond 4/3/2
+    assert interval.components.seed_sd == pytest.approx(math.sqrt(4 / 3))
+    assert interval.components.fold_sd == pytest.approx(math.sqrt(4 - 2 / 3))
+    assert interval.components.standard_error(3, 2) == pytest.approx(se)
+
+
+def test_one_fold_counts_the_seeds_alone_and_one_run_gives_no_interval():
+    interval = paired_interval(np.array([[1.0, 2.0, 3.0]]))
+    assert (interval.diff, interval.df, interval.se) == (2.0, 2, pytest.approx(1 / math.sqrt(3)))
+    single = paired_interval(np.array([[1.5]]))
+    assert single.ci(0.95) is None and single.mde80 is None and verdict(single, 2.0) == "inconclusive"
+    with pytest.raises(ValueError, match="complete"):
+        paired_interval(np.array([[1.0, np.nan]]))
+
+
+@pytest.mark.parametrize(
+    ("table", "expected"),
+    [
+        ([[0.1, -0.1], [0.2, 0.0], [-0.1, 0.1]], "equivalent"),  # 90 % CI well inside ±2
+        ([[3.0, 3.2], [2.9, 3.1], [3.1, 3.0]], "better"),  # clearly above 0, outside the margin
+        ([[-3.0, -3.2], [-2.9, -3.1], [-3.1, -3.0]], "worse"),
+        ([[5.0, -4.0], [-6.0, 7.0], [2.0, -3.0]], "inconclusive"),
+    ],
+)
+def test_the_verdict_rules_in_their_order(table, expected):
+    assert verdict(paired_interval(np.array(table)), margin=2.0) == expected
+
+
+def test_lower_is_better_turns_better_and_worse_around():
+    lower_loss = paired_interval(np.array([[-3.0, -3.2], [-2.9, -3.1], [-3.1, -3.0]]))
+    assert verdict(lower_loss, 2.0, lower_is_better=True) == "better"
+
+
+def test_holm_by_hand():
+    assert holm([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.06, 0.06])
+    assert holm([0.5, 0.9]) == pytest.approx([1.0, 1.0])
+
+
+def test_sentences_name_the_design_and_the_population():
+    inconclusive = paired_interval(np.array([[5.0, -4.0], [-6.0, 7.0], [2.0, -3.0]]))
+    text = sentence("A", "B", "accuracy", inconclusive, 2.0, "inconclusive", "930 test windows of these ten recordings")
+    assert text.startswith("Inconclusive: B - A ")
+    assert f"could only detect differences of {inconclusive.mde80:.1f} points or more" in text
+    assert text.endswith("(2 seeds × 3 folds, 930 test windows of these ten recordings).")
+    small = paired_interval(np.array([[1.0, 1.1], [0.9, 1.0], [1.1, 0.9]]))
+    assert "B is better than A by a small but clear +1.0 points" in sentence(
+        "A", "B", "accuracy", small, 2.0, "better", "x"
+    )
+    one_split = paired_interval(np.array([[1.0, 2.0, 3.0]]))
+    assert "only training noise is counted" in sentence("A", "B", "accuracy", one_split, 2.0, "inconclusive", "x")
+
+
+# --- simulated studies ---------------------------------------------------------------------------------------
+
+
+def simulate(
+    seed: int, folds: int, seeds: int, windows: int, points: float, parts: Components, studies: int = STUDIES
+) -> tuple[float, float, dict[str, float], float]:
+    """(share of 95 % CIs holding the truth, share with the CI above 0, verdict shares at margin 2, median mde80)."""
+    tables = simulate_differences(np.random.default_rng(seed), studies, folds, seeds, windows, points, parts)
+    intervals = [paired_interval(table) for table in tables]
+    covered = np.mean([iv.ci(0.95)[0] <= points <= iv.ci(0.95)[1] for iv in intervals])
+    above = np.mean([iv.ci(0.95)[0] > 0 for iv in intervals])
+    words = [verdict(iv, 2.0) for iv in intervals]
+    shares = {word: words.count(word) / studies for word in set(words)}
+    return covered, above, shares, float(np.median([iv.mde80 for iv in intervals]))
+
+
+def test_the_truth_of_a_simulation_is_exact():
+    for parts in (CWRU_SIZED, ROOM_TO_IMPROVE):
+        assert parts.true_difference(parts.shift_for(1.5)) == pytest.approx(1.5, abs=1e-9)
+    assert CWRU_SIZED.true_difference(0.0) < 0  # b's window part alone costs it accuracy at the same shift
+
+
+def test_a_small_design_covers_the_truth_and_rarely_calls_a_null_difference():
+    covered, _, shares, _ = simulate(1, folds=3, seeds=4, windows=300, points=0.0, parts=CWRU_SIZED)
+    assert 0.91 <= covered <= 0.985
+    assert shares.get("better", 0) + shares.get("worse", 0) <= 0.09
+
+
+def test_coverage_holds_when_the_window_component_dominates():
+    parts = Components(window_b=1.5, run=0.1, fold=0.05)
+    covered, _, shares, _ = simulate(2, folds=3, seeds=4, windows=300, points=0.0, parts=parts)
+    assert 0.91 <= covered <= 0.985 and shares.get("better", 0) + shares.get("worse", 0) <= 0.09
+
+
+def test_the_shipped_design_finds_five_points_and_calls_a_null_difference_equivalent():
+    _, _, shares, _ = simulate(3, folds=5, seeds=6, windows=225, points=5.0, parts=ROOM_TO_IMPROVE)
+    assert shares.get("better", 0) >= 0.90
+    # 600 studies: the share sits near 0.83, and 300 would leave it within two Monte-Carlo errors of the bound
+    _, _, shares, _ = simulate(4, folds=5, seeds=6, windows=225, points=0.0, parts=CWRU_SIZED, studies=600)
+    assert shares.get("equivalent", 0) >= 0.80
+
+
+def test_power_at_the_reported_detectable_difference_is_about_80_percent():
+    _, _, _, mde80 = simulate(5, folds=5, seeds=6, windows=225, points=0.0, parts=ROOM_TO_IMPROVE)
+    _, power, _, _ = simulate(6, folds=5, seeds=6, windows=225, points=mde80, parts=ROOM_TO_IMPROVE)
+    assert 0.68 <= power <= 0.92
