@@ -13,9 +13,9 @@ import importlib
 from typing import Any
 
 _LAZY = {
-    "compare": "core.study.compare",
-    "compare_all": "core.study.compare",
-    "comparisons_table": "core.study.compare",
+    "compare": "core.study.comparisons",
+    "compare_all": "core.study.comparisons",
+    "comparisons_table": "core.study.comparisons",
     "load_study": "core.study.contract",
     "read_study": "core.study.contract",
     "save_study": "core.study.contract",

@@ -23,7 +23,7 @@ from core.cli_args import add_model_arguments, add_training_arguments, train_con
 from core.data_spec import DataSpec
 from core.evaluations.base import parse_list
 from core.plan import Event, RunFinished
-from core.study.compare import STUDY_METRICS, comparisons_table
+from core.study.comparisons import STUDY_METRICS, comparisons_table
 from core.study.contract import save_study
 from core.study.folds import SPLITS
 from core.study.runner import StudyPlan, run_study

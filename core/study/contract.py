@@ -12,7 +12,7 @@
                     f1, log_loss, per_class_f1, confusion_matrix, epochs, best_epoch, converged, train_seconds,
                     predictions {true, predicted, p_true} in the order of the fold's test windows (class indices;
                     p_true, the probability of the true class, to 4 decimals)
-    comparisons     per comparison (core.study.compare): a, b, metric, diff, ci95, ci90, margin, mde80, p,
+    comparisons     per comparison (core.study.comparisons): a, b, metric, diff, ci95, ci90, margin, mde80, p,
                     p_holm, verdict, sentence; points throughout
 
 Written compact (no indent): a study of hundreds of runs stays a few hundred kB.
@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from core.contract import VERDICTS, check_keys, is_int, is_number, require, to_plain
-from core.study.compare import COMPARISON_KEYS
+from core.study.comparisons import COMPARISON_KEYS
 
 STUDY_SCHEMA_VERSION = 1
 TOP_KEYS = ("schema_version", "kind", "config", "class_names", "recordings", "folds", "runs", "comparisons")

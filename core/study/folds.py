@@ -41,6 +41,7 @@ class Fold:
     windows: WindowSet
     test_recording: np.ndarray  # (n_test,) index into the study's recordings
     test_start: np.ndarray  # (n_test,) first sample of each test window
+    starts: dict[str, list[tuple[int, np.ndarray]]]  # per role: (recording index, window starts)
 
 
 # --- building blocks ---------------------------------------------------------------------------------
@@ -126,6 +127,7 @@ def _fold(index: int, name: str, recordings, roles, labels, class_names, window,
         windows,
         np.concatenate([np.full(s.size, i, dtype=np.int64) for i, s in tests]),
         np.concatenate([s for _, s in tests]),
+        roles,
     )
 
 

@@ -16,7 +16,7 @@ import torch
 from core.contract import to_plain
 from core.models import MODEL_NAMES, check_model_settings
 from core.plan import Event, PlanStopped, Stage, StageKey, train_run, train_stages
-from core.study.compare import STUDY_METRICS, compare_all
+from core.study.comparisons import STUDY_METRICS, compare_all
 from core.study.contract import STUDY_SCHEMA_VERSION, study_run, validate_study
 from core.study.folds import SPLITS, Fold, make_folds
 from core.training import TrainConfig

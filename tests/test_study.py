@@ -1,0 +1,165 @@
+"""The study's folds (no window in two roles, every window tested once per seed, the held-out fault size or
+load never trained on), a tiny study through run_study, the JSON contract, and the CLI."""
+
+import json
+
+import numpy as np
+import pytest
+
+from core.models import ModelConfig
+from core.study import StudyPlan, compare, read_study, run_study, save_study, validate_study
+from core.study.cli import main
+from core.study.folds import fault_location, make_folds
+from core.training import TrainConfig
+from core.vibration import DataError, Recording, synthetic_bearing_set
+
+WINDOW = 128
+
+
+def intervals(starts: list[tuple[int, np.ndarray]], window: int) -> dict[int, list[tuple[int, int]]]:
+    by_recording: dict[int, list[tuple[int, int]]] = {}
+    for recording, first in starts:
+        by_recording.setdefault(recording, []).extend((int(s), int(s) + window) for s in first)
+    return by_recording
+
+
+def nearest(one: list[tuple[int, int]], other: list[tuple[int, int]]) -> float:
+    """The smallest gap in samples between any window of `one` and any of `other` (negative: they overlap)."""
+    return min((max(b0 - a1, a0 - b1) for a0, a1 in one for b0, b1 in other), default=np.inf)
+
+
+@pytest.fixture(scope="module")
+def recordings():
+    return synthetic_bearing_set(seed=0, loads=(0,), duration_s=1.5, classes=("normal", "IR007", "OR007"))
+
+
+def test_time_cv_keeps_roles_a_window_apart_and_tests_every_window_once(recordings):
+    folds = make_folds("time-cv", recordings, WINDOW, k=5)
+    tested: dict[int, list[int]] = {}
+    for fold in folds:
+        roles = {role: intervals(fold.starts[role], WINDOW) for role in ("train", "val", "test")}
+        for recording in roles["test"]:
+            test = roles["test"][recording]
+            assert nearest(roles["train"].get(recording, []), test) >= WINDOW
+            assert nearest(roles["val"].get(recording, []), test) >= WINDOW
+            assert nearest(roles["train"].get(recording, []), roles["val"].get(recording, [])) >= WINDOW
+            tested.setdefault(recording, []).extend(start for start, _ in test)
+        raw = np.concatenate([recordings[i].signal[s[:, None] + np.arange(WINDOW)] for i, s in fold.starts["train"]])
+        assert fold.windows.mean == pytest.approx(raw.mean()) and fold.windows.std == pytest.approx(raw.std())
+    for recording, starts in tested.items():
+        length = len(recordings[recording].signal)
+        bounds = [length * j // 5 for j in range(6)]
+        universe = [b + i * WINDOW for b, e in zip(bounds, bounds[1:]) for i in range((e - b) // WINDOW)]
+        assert sorted(starts) == universe  # each block's windows, each tested exactly once
+    with pytest.raises(ValueError, match="at least 3 folds"):
+        make_folds("time-cv", recordings, WINDOW, k=2)
+    with pytest.raises(DataError, match="too short for 50 time blocks"):  # 18,000 samples: 360 a block < 3 x 128
+        make_folds("time-cv", recordings, WINDOW, k=50)
+
+
+def test_fault_size_never_trains_on_the_tested_size():
+    recordings = synthetic_bearing_set(seed=1, loads=(0,), duration_s=1.0)
+    folds = make_folds("fault-size", recordings, WINDOW)
+    assert [fold.name for fold in folds] == ["test size 007", "test size 014", "test size 021"]
+    assert folds[0].windows.class_names == ["normal", "inner race", "ball", "outer race"]
+    for fold, size in zip(folds, ("007", "014", "021")):
+        trained = {fault_location(recordings[i].label)[1] for i, s in fold.starts["train"] if s.size}
+        tested = {fault_location(recordings[i].label)[1] for i, s in fold.starts["test"] if s.size}
+        assert size not in trained and tested == {size, None}  # None: the normal recording's block
+        normal = next(i for i, r in enumerate(recordings) if r.label == "normal")
+        roles = {role: intervals(fold.starts[role], WINDOW).get(normal, []) for role in ("train", "val", "test")}
+        assert nearest(roles["train"] + roles["val"], roles["test"]) >= WINDOW
+    assert fault_location("OR014") == ("outer race", "014")
+    with pytest.raises(DataError, match="names no fault size"):
+        fault_location("healthy")
+
+
+def test_load_out_tests_a_load_it_never_trained_at():
+    recordings = [
+        r
+        for r in synthetic_bearing_set(seed=2, loads=(0, 1, 2), duration_s=0.6)
+        if r.label != "normal" or r.meta["load_hp"] == 0
+    ]
+    folds = make_folds("load-out", recordings, WINDOW)
+    assert [fold.name for fold in folds] == ["test at 0 HP", "test at 1 HP", "test at 2 HP"]
+    assert "normal" not in folds[0].windows.class_names  # not recorded at every load
+    for fold, load in zip(folds, (0, 1, 2)):
+        kept = [r for r in recordings if r.label in fold.windows.class_names]
+        assert {kept[i].meta["load_hp"] for i, s in fold.starts["train"] if s.size} == {0, 1, 2} - {load}
+        assert {kept[i].meta["load_hp"] for i, s in fold.starts["test"]} == {load}
+
+
+def tiny_plan(recordings, **changes) -> StudyPlan:
+    config = TrainConfig(model=ModelConfig(patch=16, n_heads=2, n_layers=1), epochs=2, threads=1)
+    settings = dict(
+        models=["A", "B"], seeds=[0, 1], folds=3, window=WINDOW, config=config, data_settings={"dataset": "synthetic"}
+    )
+    return StudyPlan(recordings, **{**settings, **changes})
+
+
+def test_a_tiny_study_stores_per_window_predictions_and_its_comparison(recordings, tmp_path):
+    study = run_study(tiny_plan(recordings))
+    validate_study(study)
+    assert len(study["runs"]) == 2 * 2 * 3 and study["config"]["split"] == "time-cv"
+    fold_sizes = {fold["fold"]: fold["n_test"] for fold in study["folds"]}
+    for run in study["runs"]:
+        assert len(run["predictions"]["p_true"]) == fold_sizes[run["fold"]]
+        accuracy = np.mean(np.array(run["predictions"]["true"]) == np.array(run["predictions"]["predicted"]))
+        assert run["accuracy"] == pytest.approx(accuracy)
+    (primary,) = study["comparisons"]
+    assert (primary["a"], primary["b"], primary["p_holm"]) == ("A", "B", primary["p"])
+    by_cell = {(r["model"], r["fold"], r["seed"]): r["accuracy"] for r in study["runs"]}
+    diffs = [by_cell[("B", f, s)] - by_cell[("A", f, s)] for f in range(3) for s in (0, 1)]
+    assert primary["diff"] == pytest.approx(100 * np.mean(diffs))
+    assert compare(study, "A", "B", metric="balanced_accuracy")["metric"] == "balanced_accuracy"
+    assert "2 seeds × 3 folds" in primary["sentence"]
+    path = save_study(study, tmp_path / "study.json")
+    assert read_study(path.read_bytes()) == json.loads(path.read_text())
+
+
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        (lambda s: s.update(schema_version=99), "schema_version 99"),
+        (lambda s: s.update(kind="results"), "not a PE Lab study"),
+        (lambda s: s["runs"][0]["predictions"]["p_true"].pop(), r"runs\[0\]\.predictions\.p_true"),
+        (lambda s: s["comparisons"][0].update(verdict="within the spread"), "verdict must be one of"),
+    ],
+)
+def test_a_damaged_study_is_refused_by_name(recordings, damage, message):
+    study = run_study(tiny_plan(recordings, models=["A", "B"], seeds=[0]))
+    damage(study)
+    with pytest.raises(ValueError, match=message):
+        validate_study(study)
+
+
+def test_reading_a_study_refuses_what_is_not_one():
+    with pytest.raises(ValueError, match="not valid JSON"):
+        read_study(b"{not json")
+    with pytest.raises(ValueError, match="over the 20 MB limit"):
+        read_study(b" " * 20_000_001)
+
+
+def test_the_cli_runs_a_study_and_says_one_line_on_bad_settings(tmp_path, capsys):
+    out = tmp_path / "study.json"
+    argv = (
+        "--duration 1.5 --models A,B --seeds 0,1 --folds 3 --window 128 --patch 16 --heads 2 --layers 1 --epochs 1"
+    ).split()
+    assert main([*argv, "--quiet", "--out", str(out)]) == 0
+    study = read_study(out.read_bytes())
+    printed = capsys.readouterr().out
+    assert study["comparisons"][0]["sentence"] in printed and "B vs A" in printed
+    assert study["config"]["command"].startswith("python -m core.study --duration 1.5")
+    assert main([*argv, "--folds", "2", "--out", str(tmp_path / "x.json")]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "at least 3 folds" in error
+    assert main(["--dataset", "csv", "--out", str(tmp_path / "x.json")]) == 2
+
+
+def test_recordings_of_different_rates_cannot_make_one_study():
+    recordings = [
+        Recording(np.sin(np.arange(20_000) / 3.0), 12_000, "normal"),
+        Recording(np.zeros(20_000) + 1, 48_000, "IR007"),
+    ]
+    with pytest.raises(DataError, match="share one sample rate"):
+        make_folds("time-cv", recordings, WINDOW, k=3)
