@@ -6,12 +6,13 @@ several users queues their experiments instead of overloading a 2-core host. The
 streamlit: a page keeps the `Job` handle (e.g. in st.session_state) and polls `job.status()` from an
 `st.fragment(run_every=...)`.
 
-    job = start(Plan(data=windows, models=["A", "B"], seeds=[0, 1, 2], config=TrainConfig()))
+    job = start(Plan(data=windows, models=["A", "B"], seeds=[0, 1, 2], config=TrainConfig()))  # or a StudyPlan
     job.status()   # JobStatus snapshot: state, place in the queue, current model/seed/epoch, history, runs
     job.stop()     # a queued job leaves the queue; a running one stops before its next batch
     job.result()   # the results JSON (core.results) once done, or of the finished runs once stopped
 
-The job runs `core.plan.run_plan`, the function the CLI calls, and follows it through its progress events.
+The job runs `core.plan.run_plan` (or `core.study.run_study` for a StudyPlan), the functions the CLIs call,
+and follows it through their progress events; the result is the results JSON or the study JSON.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.plan import MAIN, EpochEnded, Event, Plan, PlanStopped, RunFinished, RunStarted, StageStarted, run_plan
+from core.study.runner import StudyPlan, run_study
 
 STATES = ("queued", "running", "done", "stopped", "failed")
 FINISHED_STATES = ("done", "stopped", "failed")
@@ -55,7 +57,7 @@ class Job:
 
     _ids = itertools.count(1)
 
-    def __init__(self, plan: Plan):
+    def __init__(self, plan: Plan | StudyPlan):
         self.plan = plan
         self.job_id = next(Job._ids)
         self._lock = threading.Lock()
@@ -135,7 +137,8 @@ class Job:
             self._finish("stopped")
             return
         try:
-            results = run_plan(self.plan, progress=self._on_event, should_stop=self._stop_requested.is_set)
+            execute = run_study if isinstance(self.plan, StudyPlan) else run_plan
+            results = execute(self.plan, progress=self._on_event, should_stop=self._stop_requested.is_set)
         except PlanStopped as stopped:
             self._finish("stopped", result=stopped.results)
         except Exception as error:  # a failed job reports why; the worker lives on for the next one
@@ -230,7 +233,7 @@ def _withdraw(job: Job) -> bool:
         return False
 
 
-def start(plan: Plan) -> Job:
+def start(plan: Plan | StudyPlan) -> Job:
     """Queue `plan` behind any jobs already waiting and return its handle at once."""
     job = Job(plan)
     with _queue_lock:

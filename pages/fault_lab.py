@@ -11,6 +11,7 @@ from ui.common import page_intro, show_figure
 from ui.entry import use_app_navigation
 from ui.lab_data import data_section, window_counts
 from ui.lab_results import results_section
+from ui.lab_study import study_section
 
 use_app_navigation()
 
@@ -101,3 +102,7 @@ results = st.session_state.get(lab.RESULTS_KEY)
 if results is not None:
     st.header("4 · Results")
     results_section(results)
+
+# --- 5. Study --------------------------------------------------------------------------------------
+st.header("5 · Study: does positional encoding help?")
+study_section(data, settings)

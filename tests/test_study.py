@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from core.models import ModelConfig
+from core.plan import RunFinished
 from core.study import StudyPlan, compare, read_study, run_study, save_study, validate_study
 from core.study.cli import main
 from core.study.folds import fault_location, make_folds
@@ -163,3 +164,16 @@ def test_recordings_of_different_rates_cannot_make_one_study():
     ]
     with pytest.raises(DataError, match="share one sample rate"):
         make_folds("time-cv", recordings, WINDOW, k=3)
+
+
+def test_tune_lr_picks_each_folds_rate_on_its_validation_block(recordings):
+    plan = tiny_plan(recordings, models=["A"], seeds=[0], tune_lr=True)
+    assert plan.run_count() == (1 + 3) * 3  # the study's runs and three rate trials per fold
+    finished = []
+    study = run_study(plan, progress=lambda e: finished.append(e.stage.label) if isinstance(e, RunFinished) else None)
+    tuned = study["config"]["tuned_learning_rates"]
+    assert set(tuned) == {"0", "1", "2"} and all(
+        rate in (1e-3, 3e-3, 1e-2) for rates in tuned.values() for rate in rates.values()
+    )
+    assert len(finished) == plan.run_count() and sum("rate" in label for label in finished) == 9
+    assert [run["fold"] for run in study["runs"]] == [0, 1, 2]

@@ -29,6 +29,7 @@ __all__ = ["DATA_KEY", "MESSAGE_KEY", "JOB_KEY", "RESULTS_KEY", "WEIGHTS_KEY", "
 JOB_KEY = "_fault_lab_job"
 RESULTS_KEY = "_fault_lab_results"
 WEIGHTS_KEY = "_fault_lab_weights"
+STUDY_KEY = "_fault_lab_study"  # a study run on this page or opened from a file
 # epochs and rate are the CLI's defaults, chosen on the CWRU validation split: at 8 epochs the synthetic
 # set's B had not converged and the default verdict read "B worse"
 DEFAULT_EPOCHS = TrainConfig().epochs
@@ -250,13 +251,16 @@ def collect(job: jobs.Job) -> None:
     result = job.result()
     if status.state == "failed":
         st.session_state[MESSAGE_KEY] = ("error", f"The experiment failed: {status.error}")
+    elif result is not None and result.get("kind") == "study":
+        st.session_state[STUDY_KEY] = result
+        st.session_state[MESSAGE_KEY] = ("success", "The study finished: its verdicts are under 5 · Study.")
     elif result is not None:
         st.session_state[RESULTS_KEY] = result
         st.session_state[WEIGHTS_KEY] = _weights_bytes(job.weights())
         if status.state == "stopped":
             st.session_state[MESSAGE_KEY] = ("success", "Stopped: the results of the finished runs are shown.")
     elif status.state == "stopped":
-        st.session_state[MESSAGE_KEY] = ("success", "Stopped before any run finished; earlier results are kept.")
+        st.session_state[MESSAGE_KEY] = ("success", "Stopped before it finished; earlier results are kept.")
     st.session_state.pop(JOB_KEY, None)
 
 

@@ -45,6 +45,11 @@ def build_parser() -> argparse.ArgumentParser:
     design.add_argument("--folds", type=int, default=5, help="time blocks per recording for time-cv (at least 3)")
     design.add_argument("--margin", type=float, default=2.0, help="equivalence margin in points")
     design.add_argument("--metric", choices=STUDY_METRICS, default="accuracy", help="metric of the comparisons")
+    design.add_argument(
+        "--tune-lr",
+        action="store_true",
+        help="choose each fold and model's learning rate among 0.001, 0.003, 0.01 on the fold's validation block",
+    )
     add_model_arguments(parser, ints, sweep=False)
     add_training_arguments(parser, ints, seeds=range(6))
     parser.add_argument("--out", type=Path, default=Path("study.json"), help="where to write the study JSON")
@@ -73,6 +78,7 @@ def make_study_plan(args: argparse.Namespace, command: str) -> StudyPlan:
         device=device,
         data_settings={**spec.to_dict(), "missing_files": list(getattr(recordings, "missing", []))},
         command=command,
+        tune_lr=args.tune_lr,
     )
 
 
@@ -96,9 +102,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         plan = make_study_plan(args, shlex.join(["python", "-m", "core.study", *argv]))
-        from core.study.folds import make_folds
-
-        total = plan.run_count(len(make_folds(plan.split, plan.recordings, plan.window, plan.folds, plan.stride)))
+        total = plan.run_count()
         if not args.quiet:
             print(f"{args.split} study: {total} runs ({len(plan.models)} models x {len(plan.seeds)} seeds x folds)")
         study = run_study(plan, progress=None if args.quiet else say)

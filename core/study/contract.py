@@ -3,7 +3,8 @@
     schema_version  STUDY_SCHEMA_VERSION; a file of another version is refused by name
     kind            "study"
     config          split, folds, seeds, models, margin, metric, window, stride, population, command (the
-                    exact CLI command), git_commit, torch, cpu, device, train (TrainConfig), data (DataSpec)
+                    exact CLI command), git_commit, torch, cpu, device, train (TrainConfig), data (DataSpec);
+                    with --tune-lr also tuned_learning_rates {fold: {model: rate}}
     class_names     the labels, in the order of the class indices below
     recordings      per recording: label, file, load_hp
     folds           per fold: fold, name, recording and start of each test window (indices into recordings,
@@ -93,7 +94,7 @@ def validate_study(study: Any) -> None:
     check_study_version(study)
     check_keys("study", study, TOP_KEYS)
     config = study["config"]
-    check_keys("config", config, CONFIG_KEYS)
+    check_keys("config", config, CONFIG_KEYS, optional=("tuned_learning_rates",))
     names = study["class_names"]
     require(
         isinstance(names, list) and len(names) >= 2 and all(isinstance(n, str) for n in names),

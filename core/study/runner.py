@@ -3,6 +3,7 @@ the comparisons. `python -m core.study` and the Fault lab's Study part both call
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import platform
 import subprocess
@@ -18,10 +19,11 @@ from core.models import MODEL_NAMES, check_model_settings
 from core.plan import Event, PlanStopped, Stage, StageKey, train_run, train_stages
 from core.study.comparisons import STUDY_METRICS, compare_all
 from core.study.contract import STUDY_SCHEMA_VERSION, study_run, validate_study
-from core.study.folds import SPLITS, Fold, make_folds
+from core.study.folds import SPLITS, Fold, fault_location, make_folds
 from core.training import TrainConfig
 from core.vibration.types import Recording
 
+LR_GRID = (1e-3, 3e-3, 1e-2)  # --tune-lr: the rates tried, on the first seed, per fold and model
 NUMBER_WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten"}
 
 
@@ -43,6 +45,7 @@ class StudyPlan:
     device: str | None = None
     data_settings: dict[str, Any] = field(default_factory=dict)
     command: str = ""
+    tune_lr: bool = False  # choose each (fold, model)'s learning rate among LR_GRID on the fold's validation block
 
     def __post_init__(self) -> None:
         self.models, self.seeds = list(self.models), [int(seed) for seed in self.seeds]
@@ -61,8 +64,18 @@ class StudyPlan:
             raise ValueError(f"the equivalence margin must be positive (points), got {self.margin}")
         check_model_settings(self.models, self.window, self.config.model)
 
-    def run_count(self, n_folds: int | None = None) -> int:
-        return len(self.models) * len(self.seeds) * (n_folds or self.folds)
+    def fold_count(self) -> int:
+        """Folds of this study: K for time-cv, one per motor load (load-out) or fault size (fault-size)."""
+        if self.split == "time-cv" or callable(self.recordings):
+            return self.folds
+        if self.split == "load-out":
+            return len({r.meta.get("load_hp") for r in self.recordings})
+        return len({fault_location(r.label)[1] for r in self.recordings} - {None})
+
+    def run_count(self) -> int:
+        """Training runs in all, the learning-rate trials of --tune-lr included."""
+        trials = len(LR_GRID) if self.tune_lr else 0
+        return len(self.models) * (len(self.seeds) + trials) * self.fold_count()
 
 
 def population(split: str, dataset: str, recordings: Sequence[Recording], n_windows: int) -> str:
@@ -97,21 +110,76 @@ def run_study(
     emit = progress or (lambda event: None)
     recordings = list(plan.recordings() if callable(plan.recordings) else plan.recordings)
     folds = make_folds(plan.split, recordings, plan.window, plan.folds, plan.stride)
-    stages = [Stage(StageKey("fold", fold.index, fold.name), fold.windows, plan.models, plan.config) for fold in folds]
 
     def train_one(stage: Stage, seed: int, model: str, stop: Callable[[], bool] | None) -> dict[str, Any]:
         run = train_run(stage, seed, model, stop, plan.device, emit)
-        return study_run(run, stage.key.variant)
+        return study_run(run, stage.key.variant[0] if plan.tune_lr else stage.key.variant)
 
+    tuned = tune_learning_rates(plan, folds, emit, should_stop) if plan.tune_lr else None
+    if tuned is None:
+        stages = [Stage(StageKey("fold", f.index, f.name), f.windows, plan.models, plan.config) for f in folds]
+    else:  # one stage per (fold, model), each at its chosen rate
+        stages = [
+            Stage(
+                StageKey("fold", (f.index, m), f"{f.name}, {m}"),
+                f.windows,
+                [m],
+                _at_rate(plan.config, tuned[f.index][m]),
+            )
+            for f in folds
+            for m in plan.models
+        ]
     runs, stopped = train_stages(stages, plan.seeds, train_one, plan.workers, plan.device, emit, should_stop)
     if stopped:
         raise PlanStopped(None)
-    study = build_study(plan, recordings, folds, list(itertools.chain.from_iterable(runs.values())))
+    study = build_study(plan, recordings, folds, list(itertools.chain.from_iterable(runs.values())), tuned)
     validate_study(study)
     return study
 
 
-def build_study(plan: StudyPlan, recordings: Sequence[Recording], folds: Sequence[Fold], runs: list[dict]) -> dict:
+def _at_rate(config: TrainConfig, rate: float) -> TrainConfig:
+    return dataclasses.replace(config, learning_rate=rate)
+
+
+def tune_learning_rates(
+    plan: StudyPlan, folds: Sequence[Fold], emit: Callable[[Event], None], should_stop: Callable[[], bool] | None
+) -> dict[int, dict[str, float]]:
+    """Per fold and model, the rate of LR_GRID whose run on the first seed reached the lowest validation loss
+    on that fold's validation block (never its test block)."""
+    stages = [
+        Stage(
+            StageKey("lr trial", (f.index, rate), f"{f.name}, rate {rate:g}"),
+            f.windows,
+            plan.models,
+            _at_rate(plan.config, rate),
+        )
+        for f in folds
+        for rate in LR_GRID
+    ]
+
+    def trial(stage: Stage, seed: int, model: str, stop: Callable[[], bool] | None) -> dict[str, Any]:
+        return train_run(stage, seed, model, stop, plan.device, emit)
+
+    runs, stopped = train_stages(stages, plan.seeds[:1], trial, plan.workers, plan.device, emit, should_stop)
+    if stopped:
+        raise PlanStopped(None)
+    best: dict[int, dict[str, tuple[float, float]]] = {}
+    for stage in stages:
+        fold, rate = stage.key.variant
+        for run in runs[stage.key]:
+            loss = min(row["val_loss"] for row in run["history"])
+            if run["model"] not in best.setdefault(fold, {}) or loss < best[fold][run["model"]][0]:
+                best[fold][run["model"]] = (loss, rate)
+    return {fold: {model: rate for model, (_, rate) in by_model.items()} for fold, by_model in best.items()}
+
+
+def build_study(
+    plan: StudyPlan,
+    recordings: Sequence[Recording],
+    folds: Sequence[Fold],
+    runs: list[dict],
+    tuned: dict[int, dict[str, float]] | None = None,
+) -> dict:
     n_windows = sum(len(fold.windows.x_test) for fold in folds)
     dataset = plan.data_settings.get("dataset", "")
     config = {
@@ -130,6 +198,8 @@ def build_study(plan: StudyPlan, recordings: Sequence[Recording], folds: Sequenc
         "train": plan.config.to_dict(),
         "data": dict(plan.data_settings),
     }
+    if tuned is not None:
+        config["tuned_learning_rates"] = {str(fold): rates for fold, rates in tuned.items()}
     study = {
         "schema_version": STUDY_SCHEMA_VERSION,
         "kind": "study",

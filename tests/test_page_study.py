@@ -1,0 +1,86 @@
+"""AppTest of the Fault lab's Study part: the shipped studies' verdicts at defaults, a tiny study run as a
+background job, a study too large for the page refused with its command, and saved files opened again."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from tests.test_page_fault_lab import errors, open_lab, set_tiny
+from ui import fault_lab as lab
+from ui import lab_study
+
+WAIT_S = 240
+
+
+def successes(at) -> list[str]:
+    return [s.value for s in at.success]
+
+
+def test_defaults_show_each_shipped_studys_verdict_sentence():
+    shipped = lab_study.shipped_studies()
+    if len(shipped) < len(lab_study.SHIPPED):
+        pytest.fail(f"shipped studies missing or invalid in results/: have {sorted(shipped)}")
+    at = open_lab()
+    shown = [info.value for info in at.info]
+    for study in shipped.values():
+        primary = study["comparisons"][0]
+        assert (primary["a"], primary["b"]) == ("A", "B")
+        assert primary["sentence"] in shown
+    assert at.selectbox(key="study_pick").value == next(iter(shipped))
+
+
+def test_a_tiny_study_runs_as_a_job_and_shows_its_comparisons_and_figures():
+    at = open_lab()
+    set_tiny(at, seeds=1)
+    at.slider(key="study_seeds").set_value(1).run()
+    at.slider(key="study_folds").set_value(3).run()
+    assert any("6 training runs" in c.value for c in at.caption)
+    at.button(key="run_study").click().run()
+    deadline = time.time() + WAIT_S
+    while lab.JOB_KEY in at.session_state and time.time() < deadline:
+        time.sleep(0.3)
+        at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    study = at.session_state[lab.STUDY_KEY]
+    assert len(study["runs"]) == 6 and study["config"]["split"] == "time-cv"
+    at.selectbox(key="study_pick").set_value("the study run or opened here").run()
+    assert not at.exception
+    assert study["comparisons"][0]["sentence"] in [info.value for info in at.info]
+    names = [chart.proto.id for chart in at.get("plotly_chart")]
+    for name in ("study_equivalence", "study_paired", "study_folds", "study_half_widths", "study_confusion"):
+        assert any(chart_id.endswith(f"fig_{name}") for chart_id in names), name
+
+
+def test_a_study_too_large_for_the_page_is_refused_with_its_command():
+    at = open_lab({"models": ["A", "B", "B-noPE", "CNN"]})
+    at.slider(key="study_seeds").set_value(6).run()
+    at.slider(key="study_folds").set_value(10).run()
+    assert any("Too large for a shared page" in w.value for w in at.warning)
+    assert not [b for b in at.button if b.key == "run_study"]
+    assert at.code[-1].value.startswith("python -m core.study --dataset synthetic")
+    assert "--folds 10" in at.code[-1].value and "--seeds 0,1,2,3,4,5" in at.code[-1].value
+
+
+def test_saved_files_open_again_and_bad_ones_are_refused_keeping_what_was_there():
+    at = open_lab()
+    shipped = next(iter(lab_study.shipped_studies().values()), None)
+    if shipped is None:
+        pytest.fail("no shipped study in results/ to open")
+    at.file_uploader(key="open_json").set_value(("saved.json", json.dumps(shipped).encode(), "application/json")).run()
+    at.button(key="open_file").click().run()
+    assert not errors(at), errors(at)
+    assert at.session_state[lab.STUDY_KEY] == shipped
+    assert any("Opened saved.json" in s for s in successes(at))
+    for content, message in (
+        (b"{broken", "not valid JSON"),
+        (json.dumps({**shipped, "schema_version": 0}).encode(), "schema_version 0"),
+        (json.dumps({"config": {}}).encode(), "schema_version"),
+    ):
+        at.file_uploader(key="open_json").set_value(("bad.json", content, "application/json")).run()
+        at.button(key="open_file").click().run()
+        assert not at.exception
+        assert any("bad.json cannot be opened" in e and message in e for e in errors(at)), errors(at)
+        assert at.session_state[lab.STUDY_KEY] == shipped  # nothing lost
