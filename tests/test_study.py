@@ -177,3 +177,25 @@ def test_tune_lr_picks_each_folds_rate_on_its_validation_block(recordings):
     )
     assert len(finished) == plan.run_count() and sum("rate" in label for label in finished) == 9
     assert [run["fold"] for run in study["runs"]] == [0, 1, 2]
+
+
+def test_the_study_views_read_the_stored_predictions(recordings):
+    from core.study.views import estimated_seconds, fold_scores, half_widths, per_class, pooled_confusion
+
+    study = run_study(tiny_plan(recordings))
+    matrices = pooled_confusion(study)
+    windows = sum(fold["n_test"] for fold in study["folds"]) * 2  # two seeds
+    right = sum(
+        np.sum(np.equal(r["predictions"]["true"], r["predictions"]["predicted"]))
+        for r in study["runs"]
+        if r["model"] == "B"
+    )
+    assert matrices["B"].sum() == windows and np.trace(matrices["B"]) == right
+    table = fold_scores(study)
+    assert list(table.index) == ["A", "B"] and list(table.columns) == ["block 1 of 3", "block 2 of 3", "block 3 of 3"]
+    first = [100 * r["accuracy"] for r in study["runs"] if r["model"] == "A" and r["fold"] == 0]
+    assert table.iloc[0, 0] == pytest.approx(np.mean(first))
+    classes = per_class(study)
+    assert classes.groupby("model")["test windows"].sum().tolist() == [windows, windows]
+    assert len(half_widths(study)) == 3 * 11
+    assert estimated_seconds(10, 1000, 40, 1024, 2) == pytest.approx(10 * 1000 * 40 / 4400 / 2)

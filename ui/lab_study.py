@@ -19,7 +19,15 @@ from core.study import comparisons_table, read_study
 from core.study.contract import MAX_STUDY_BYTES
 from core.study.folds import SPLITS
 from core.study.runner import StudyPlan
-from core.study.views import estimated_seconds, fold_scores, half_widths, paired_frame, pooled_confusion
+from core.study.views import (
+    estimated_seconds,
+    fold_scores,
+    half_widths,
+    paired_frame,
+    per_class,
+    pooled_confusion,
+    primary_by_metric,
+)
 from ui.common import show_figure, show_table
 from ui.fault_lab import JOB_KEY, MESSAGE_KEY, RESULTS_KEY, STUDY_KEY, WEIGHTS_KEY, LabSettings, training_workers
 from ui.lab_data import LoadedData
@@ -77,6 +85,11 @@ def show_study(study: dict[str, Any]) -> None:
     show_table(comparisons_table(study["comparisons"]), "study_comparisons")
     for comparison in study["comparisons"][1:]:
         st.caption(comparison["sentence"])
+    st.markdown("**B vs A on every metric** (log loss in 0.01 nats, lower is better)")
+    show_table(primary_by_metric(study), "study_metrics")
+    if config["split"] == "fault-size":
+        st.markdown("**Per class**, pooled over folds and seeds (the classes are unbalanced here)")
+        show_table(per_class(study), "study_per_class")
     comparisons = study["comparisons"]
     show_figure(figures.equivalence(comparisons), comparisons_table(comparisons), "study_equivalence")
     a, b = comparisons[0]["a"], comparisons[0]["b"]

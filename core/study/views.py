@@ -79,3 +79,32 @@ def estimated_seconds(runs: int, train_windows: int, epochs: int, window: int, w
     usually ends them sooner), `workers` side by side."""
     per_run = train_windows * epochs * window / (WINDOWS_PER_SECOND_1024 * 1024)
     return runs * per_run / max(1, workers)
+
+
+def primary_by_metric(study: Mapping[str, Any], margin: float | None = None) -> pd.DataFrame:
+    """B vs A on every study metric: accuracy beside balanced accuracy and macro-F1 (classes can be unbalanced,
+    as in fault-size) and log loss (lower is better)."""
+    from core.study.comparisons import PRIMARY, STUDY_METRICS, compare, comparisons_table
+
+    a, b = PRIMARY
+    margin = study["config"]["margin"] if margin is None else margin
+    return comparisons_table([compare(study, a, b, metric, margin) for metric in STUDY_METRICS])
+
+
+def per_class(study: Mapping[str, Any]) -> pd.DataFrame:
+    """Per model and class, over every fold and seed: recall (the share of the class's windows found) and
+    precision, in %, from the pooled confusion matrices."""
+    rows = []
+    for model, matrix in pooled_confusion(study).items():
+        for index, name in enumerate(study["class_names"]):
+            found, told = matrix[index].sum(), matrix[:, index].sum()
+            rows.append(
+                {
+                    "model": model,
+                    "class": name,
+                    "test windows": int(found),
+                    "recall %": 100 * matrix[index, index] / found if found else float("nan"),
+                    "precision %": 100 * matrix[index, index] / told if told else float("nan"),
+                }
+            )
+    return pd.DataFrame(rows).round(1)
