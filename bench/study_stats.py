@@ -4,7 +4,8 @@ reported mde80, and how often a true 0 reads "equivalent", each with its Monte-C
 
     python bench/study_stats.py [--studies 2000]
 
-Targets (issue 14): coverage in [0.935, 0.965], type-I error at most 6 %.
+Targets (issue 14): coverage in [0.935, 0.965], type-I error at most 6 %. Near 100 % accuracy a true effect
+squeezes the spread (a model cannot err less than never), so power at the mde80 runs above 80 % there.
 """
 
 from __future__ import annotations
@@ -68,8 +69,12 @@ def main() -> int:
             f"  true 0:   coverage {share(null['covered'])}, type-I {share(type_one)}, "
             f"'equivalent' {share(null['equivalent'])}, median mde80 {mde:.2f} points"
         )
-        at_mde = evaluate(rng, args.studies, mde, parts)
-        print(f"  true +{mde:.2f} (the mde80): coverage {share(at_mde['covered'])}, power {share(at_mde['low_above'])}")
+        if parts.true_difference(10.0) < mde:  # B cannot be that much better than an A already near 100 %
+            print(f"  true +{mde:.2f}: out of reach above an accuracy of {100 * parts.accuracy:g} %")
+        else:
+            at_mde = evaluate(rng, args.studies, mde, parts)
+            power = share(at_mde["low_above"])
+            print(f"  true +{mde:.2f} (the mde80): coverage {share(at_mde['covered'])}, power {power}")
         if parts.accuracy <= 0.95:
             five = evaluate(rng, args.studies, 5.0, parts)
             print(f"  true +5:  coverage {share(five['covered'])}, power {share(five['low_above'])}")
