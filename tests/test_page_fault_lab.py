@@ -332,3 +332,14 @@ def test_half_chosen_cross_load_is_refused_before_training():
     at = open_lab({"dloads": ["0", "1"], "trl": "0"})
     assert any("both" in e for e in errors(at)), errors(at)
     assert at.button(key="train").disabled
+
+
+@pytest.mark.parametrize("folder", ["/etc", "../../..", str(ROOT)])
+def test_a_server_folder_outside_the_data_roots_is_refused_and_nothing_is_read(folder):
+    at = open_lab({"src": "cwru"})
+    before = at.session_state[lab.DATA_KEY]
+    at.text_input(key="cwru_dir").set_value(folder).run()
+    at.button(key="load_cwru").click().run()
+    assert not at.exception
+    assert errors(at) and "PE_LAB_DATA_DIR" in errors(at)[0], errors(at)
+    assert at.session_state[lab.DATA_KEY] is before

@@ -17,14 +17,15 @@ from typing import Any
 import streamlit as st
 
 from core import vibration
-from core.data_spec import DEFAULT_DATA_DIRS, DataSpec, FileRef
+from core.data_roots import DOWNLOAD_CACHE, confine, data_roots
+from core.data_spec import DataSpec, FileRef
 from core.vibration import DataError, Recording, example_csv
 from core.vibration.cwru import catalogue_files
 from core.vibration.seu import DEFAULT_SAMPLE_RATE as SEU_DEFAULT_RATE
 
 DATA_KEY = "_fault_lab_data"
 MESSAGE_KEY = "_fault_lab_message"
-DOWNLOAD_DIR = Path.home() / ".cache" / "pe-lab" / "cwru"
+DOWNLOAD_DIR = DOWNLOAD_CACHE / "cwru"  # downloads go here and nowhere else
 SOURCES = {
     "synthetic": "built-in, ready at once",
     "cwru": "Case Western bearing data",
@@ -202,14 +203,14 @@ def _cwru_controls() -> None:
         "classes exist here (no normal files 98-100)."
     )
     if how == "a local folder":
-        folder = st.text_input("Folder with 97.mat, 105.mat, …", str(DEFAULT_DATA_DIRS["cwru"]), key="cwru_dir")
+        folder = st.text_input("Folder with 97.mat, 105.mat, …", str(data_roots()[0] / "cwru"), key="cwru_dir")
         if st.button("Load CWRU", key="load_cwru"):
-            replace_data(lambda: load(DataSpec("cwru", loads=loads, channel=channel, folder=folder)))
+            replace_data(lambda: load(DataSpec("cwru", loads=loads, channel=channel, folder=str(confine(folder)))))
     elif how == "the official site (download)":
-        target = st.text_input("Save to folder", str(DOWNLOAD_DIR), key="cwru_target")
+        st.caption(f"The files go to this server's download cache, {DOWNLOAD_DIR}, checked against their MD5.")
         if st.button("Download and load", key="download_cwru"):
             bar = st.progress(0.0, text="Downloading…")
-            replace_data(lambda: cwru_download(target, loads, channel, bar))
+            replace_data(lambda: cwru_download(str(DOWNLOAD_DIR), loads, channel, bar))
     else:
         files = st.file_uploader(
             "CWRU .mat files, with their official names", type=["mat"], accept_multiple_files=True, key="cwru_files"
@@ -242,7 +243,9 @@ def _seu_controls() -> None:
 def seu_spec(folder: str, condition: str, channel: int, rate: float) -> DataSpec:
     if not folder.strip():
         raise DataError("Type the folder that holds the SEU files (health_20_0.csv, ball_20_0.csv, …) first.")
-    return DataSpec("seu", folder=folder, seu_condition=condition, channel=channel, sample_rate_override=rate)
+    return DataSpec(
+        "seu", folder=str(confine(folder)), seu_condition=condition, channel=channel, sample_rate_override=rate
+    )
 
 
 def _csv_controls() -> None:

@@ -1,0 +1,57 @@
+"""Which server folders the Fault lab may read: only folders under its data roots.
+
+A visitor of a shared link types folder names into the page; without a fence they could make the server read
+any folder it can see, probe which folders exist, or (through "download to") write where they like. So the
+page confines every folder to the data roots:
+
+- `PE_LAB_DATA_DIR`: one or more folders, separated by os.pathsep (":" on Linux), set by whoever runs the
+  server (a local user points it at their own data this way);
+- the download cache (`DOWNLOAD_CACHE`), where downloads go and nowhere else;
+- when PE_LAB_DATA_DIR is unset, also `data/` beside app.py (ignored by git).
+
+A folder outside the roots, typed, reached through "..", or through a symbolic link out of a root, is refused
+with the same message whether or not it exists, before anything is read. The CLI, run by the user in their
+own shell, is not confined.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from core.vibration.types import DataError
+
+ENVIRONMENT_VARIABLE = "PE_LAB_DATA_DIR"
+DOWNLOAD_CACHE = Path.home() / ".cache" / "pe-lab"
+LOCAL_DATA = Path(__file__).resolve().parents[1] / "data"
+
+
+class FolderRefused(DataError):
+    """A folder outside the data roots was asked for."""
+
+
+def data_roots() -> list[Path]:
+    """The folders the page may read under, resolved (symbolic links followed), in the order given."""
+    configured = os.environ.get(ENVIRONMENT_VARIABLE, "")
+    roots = [Path(part).expanduser() for part in configured.split(os.pathsep) if part.strip()]
+    if not roots:
+        roots = [LOCAL_DATA]
+    return [root.resolve() for root in [*roots, DOWNLOAD_CACHE]]
+
+
+def confine(folder: str | os.PathLike[str]) -> Path:
+    """`folder` resolved, if it lies under a data root (a relative folder is taken under the first root);
+    FolderRefused otherwise, with one message that does not say whether the folder exists."""
+    roots = data_roots()
+    text = str(folder).strip()
+    candidate = Path(text).expanduser()
+    if not candidate.is_absolute():
+        candidate = roots[0] / candidate
+    resolved = candidate.resolve()  # follows symbolic links and "..", so neither leads out of a root
+    if text and any(resolved == root or root in resolved.parents for root in roots):
+        return resolved
+    raise FolderRefused(
+        f"This server reads data only from its data folders ({', '.join(str(root) for root in roots)}). "
+        f"Choose a folder inside one of them; to use another folder, start the app with {ENVIRONMENT_VARIABLE} "
+        f"set to it (several folders separated by '{os.pathsep}')."
+    )
