@@ -83,9 +83,9 @@ def population(split: str, dataset: str, recordings: Sequence[Recording], n_wind
     count = NUMBER_WORDS.get(len(recordings), str(len(recordings)))
     rig = " of one test rig" if dataset == "cwru" else ""
     if split == "load-out":
-        return f"{n_windows:,} test windows at a motor load held out from training ({count} recordings{rig})"
+        return f"{n_windows:,} test windows at a motor load held out from training, {count} recordings{rig}"
     if split == "fault-size":
-        return f"{n_windows:,} test windows of a fault size held out from training ({count} recordings{rig})"
+        return f"{n_windows:,} test windows of a fault size held out from training, {count} recordings{rig}"
     return f"{n_windows:,} test windows of these {count} recordings{rig}"
 
 
