@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from core.report import format_number
+from core.vibration.rates import to_lowest_rate
 from core.vibration.types import DataError, Recording
 
 DATASETS = ("synthetic", "cwru", "seu", "csv")
@@ -32,18 +34,29 @@ DEFAULT_DATA_DIRS = {"cwru": SHARED_DATA / "cwru", "seu": SHARED_DATA / "seu"}
 DEFAULT_CHANNELS: dict[str, str | int] = {"cwru": "DE", "seu": 2}
 SYNTHETIC_SECONDS = 10.0
 DEFAULT_SEU_CONDITION = "20_0"
+FILE_CHOICES = ("label", "channel", "sample_rate", "variable", "interpretation")
+FILES_SPEC = "pe_lab_files.json"  # the per-file choices beside the files, for --files-spec
 
 
 @dataclass(frozen=True)
 class FileRef:
-    """A file the user brought: its name (as uploaded, or as given on the command line) and SHA-256."""
+    """A file the user brought: its name (as uploaded, or as given on the command line), SHA-256, and the
+    choices made for it in the preview where they differ from what the reader proposes by itself."""
 
     name: str
     sha256: str
+    label: str | None = None  # the class of a file read as one recording (channels, single column, .mat)
+    channel: str | int | None = None  # the column to train on when the columns are channels
+    sample_rate: float | None = None  # Hz, over what the file says
+    variable: str | None = None  # the vector of a .mat file
+    interpretation: str | None = None  # "channels" or "classes" for a file of several numeric columns
 
     @classmethod
-    def of(cls, name: str, content: bytes) -> FileRef:
-        return cls(name, hashlib.sha256(content).hexdigest())
+    def of(cls, name: str, content: bytes, **choices: Any) -> FileRef:
+        return cls(name, hashlib.sha256(content).hexdigest(), **choices)
+
+    def choices(self) -> dict[str, Any]:
+        return {key: getattr(self, key) for key in FILE_CHOICES if getattr(self, key) is not None}
 
 
 @dataclass(frozen=True)
@@ -88,7 +101,7 @@ class DataSpec:
             "data_seed": self.data_seed,
         }
         if self.files:
-            settings["files"] = [{"name": ref.name, "sha256": ref.sha256} for ref in self.files]
+            settings["files"] = [{"name": ref.name, "sha256": ref.sha256, **ref.choices()} for ref in self.files]
         return settings
 
     @classmethod
@@ -103,7 +116,7 @@ class DataSpec:
             "channel": settings.get("channel"),
             "seu_condition": settings.get("seu_condition"),
             "sample_rate_override": settings.get("sample_rate_override"),
-            "files": tuple(FileRef(f["name"], f["sha256"]) for f in settings.get("files") or ()),
+            "files": tuple(FileRef(**f) for f in settings.get("files") or ()),
         }
         return cls(**{key: value for key, value in given.items() if value is not None})
 
@@ -116,6 +129,8 @@ class DataSpec:
             words += ["--data", self.folder]
         if self.files:
             words += ["--data", *(ref.name for ref in self.files)]
+        if any(ref.choices() for ref in self.files):
+            words += ["--files-spec", FILES_SPEC]
         if self.dataset in ("cwru", "synthetic"):
             words += ["--loads", ",".join(str(load) for load in self.loads)]
         if self.dataset == "cwru":
@@ -150,6 +165,9 @@ class DataSpec:
         group.add_argument(
             "--data-seed", type=int, default=0, help="seed of the synthetic set (and of the random split)"
         )
+        group.add_argument(
+            "--files-spec", help="JSON of per-file choices (label, channel, sample_rate, variable, interpretation)"
+        )
         return group
 
     @classmethod
@@ -160,7 +178,8 @@ class DataSpec:
         folder, files = None, ()
         mat_files = dataset == "cwru" and all(path.lower().endswith(".mat") for path in paths)
         if paths and (dataset == "csv" or mat_files):
-            files = tuple(FileRef.of(path, _read_file(path)) for path in paths)
+            choices = _files_spec(getattr(args, "files_spec", None), paths)
+            files = tuple(FileRef.of(path, _read_file(path), **choices.get(path, {})) for path in paths)
         elif paths:
             if len(paths) != 1:
                 raise DataError(f"--dataset {dataset} reads one folder; got {len(paths)} paths after --data.")
@@ -195,12 +214,10 @@ class DataSpec:
             recordings = []
             for ref, content in contents:
                 try:
-                    recordings += vibration.read_vibration_csv(
-                        content, name=Path(ref.name).stem, sample_rate=self.sample_rate_override
-                    )
+                    recordings += self._read_own_file(ref, content)
                 except DataError as error:
                     raise DataError(f"{Path(ref.name).name}: {error}") from None
-            return recordings
+            return to_lowest_rate(recordings)[0]
         if self.dataset == "cwru":
             if not contents:
                 return vibration.load_cwru(self._folder(), loads=self.loads, channel=self.channel, allow_missing=True)
@@ -210,6 +227,30 @@ class DataSpec:
                 return vibration.load_cwru(folder, loads=self.loads, channel=self.channel, allow_missing=True)
         rate = {} if self.sample_rate_override is None else {"sample_rate": self.sample_rate_override}
         return vibration.load_seu(self._folder(), condition=self.seu_condition, channel=self.channel, **rate)
+
+    def _read_own_file(self, ref: FileRef, content: bytes) -> list[Recording]:
+        """One file of the user's: a .mat vector, or a CSV-like table read as proposed or as chosen."""
+        from core.vibration.csv_reader import read_vibration_csv
+        from core.vibration.matlab import inspect_mat, read_mat_variable
+
+        base = Path(ref.name).name
+        rate = ref.sample_rate or self.sample_rate_override
+        if base.lower().endswith(".mat"):
+            found = inspect_mat(content, base)
+            variable, label = ref.variable or found.variable, ref.label or found.label
+            return [read_mat_variable(content, base, variable, rate or found.sample_rate, label)]
+        return read_vibration_csv(
+            content,
+            name=base,
+            sample_rate=rate,
+            interpretation=ref.interpretation,
+            channel=ref.channel,
+            label=ref.label,
+        )
+
+    def files_spec(self) -> list[dict[str, Any]]:
+        """The per-file choices as --files-spec reads them (the page offers them as FILES_SPEC)."""
+        return [{"name": ref.name, **ref.choices()} for ref in self.files if ref.choices()]
 
     def _folder(self) -> Path:
         return Path(self.folder).expanduser() if self.folder is not None else DEFAULT_DATA_DIRS[self.dataset]
@@ -236,6 +277,21 @@ class DataSpec:
         if self.dataset == "seu":
             return f"SEU bearing set, condition {self.seu_condition}, channel {self.channel}"
         return f"{n_recordings} recordings from {names}"
+
+
+def _files_spec(path: str | None, names: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """The choices of a --files-spec JSON by file name; DataError for a file it names that --data does not."""
+    if path is None:
+        return {}
+    try:
+        entries = json.loads(_read_file(path))
+        by_name = {entry["name"]: {k: v for k, v in entry.items() if k in FILE_CHOICES} for entry in entries}
+    except (ValueError, TypeError, KeyError) as error:
+        raise DataError(f"{path} is not a files spec (a JSON list of {{'name': ..., choices}}): {error}") from None
+    unknown = sorted(set(by_name) - set(names))
+    if unknown:
+        raise DataError(f"{path} names files not given after --data: {', '.join(unknown)}.")
+    return by_name
 
 
 def _read_file(path: str) -> bytes:

@@ -266,16 +266,18 @@ def test_shared_link_restores_the_controls_and_a_moved_slider_redraws_its_figure
 TINY_RUN = "src=csv&epochs=1&seeds=2&win=512&layers=1"  # two models x two seeds x one epoch: seconds
 
 
-def _upload_and_load(page, name: str, content: bytes):
-    uploader = page.locator('[data-testid="stFileUploader"]')
+def _upload_and_load(page, name: str, content: bytes, more: dict[str, bytes] | None = None):
+    uploader = page.locator('.st-key-csv_files [data-testid="stFileUploader"]')
+    files = {name: content, **(more or {})}
     uploader.locator("input[type=file]").set_input_files(
-        files=[{"name": name, "mimeType": "text/csv", "buffer": content}]
+        files=[{"name": file, "mimeType": "text/csv", "buffer": data} for file, data in files.items()]
     )
-    uploader.locator('[data-testid="stFileChipName"]', has_text=name).wait_for(timeout=WAIT_MS)
+    for file in files:
+        uploader.locator('[data-testid="stFileChipName"]', has_text=file).wait_for(timeout=WAIT_MS)
     # Load only once the bytes are on the server, or the page would rightly say no file was chosen.
     expect(uploader.locator('[data-testid="stFileChipIconSpinner"]')).to_have_count(0, timeout=WAIT_MS)
     _wait_until_idle(page)
-    page.get_by_role("button", name="Load CSV files").click()
+    page.get_by_role("button", name="Load", exact=True).click()
 
 
 def _current_data(page):
@@ -287,7 +289,7 @@ def test_fault_lab_csv_upload_trains_to_a_results_table_and_verdict(server, brow
 
     with _opened(browser, f"{server}/fault_lab?{TINY_RUN}", "3 · Experiment", "fault_lab", plots=1) as page:
         _assert_no_error_box(page)
-        expect(page.locator('[data-testid="stFileUploader"]')).to_have_count(1)  # src=csv restored
+        expect(page.locator('.st-key-csv_files [data-testid="stFileUploader"]')).to_have_count(1)  # src=csv restored
         expect(_slider_values(page, "epochs")).to_have_text(["1"])
         expect(_slider_values(page, "seeds")).to_have_text(["2"])
         expect(page.locator(".st-key-win input")).to_have_value("512", timeout=WAIT_MS)
@@ -302,7 +304,7 @@ def test_fault_lab_csv_upload_trains_to_a_results_table_and_verdict(server, brow
         _wait_until_idle(page)
         _assert_no_error_box(page)
         # The grid draws on a canvas; the accessible table underneath holds the same cells.
-        table = page.locator('[data-testid="stDataFrame"]')
+        table = page.locator('.st-key-table_results_table [data-testid="stDataFrame"]')
         expect(table.locator('td[aria-colindex="1"]')).to_have_text(["A", "B"], timeout=WAIT_MS)  # a row per model
         expect(table.locator('td[aria-colindex="2"]')).to_have_text(["2", "2"])  # seeds
         header = table.locator("th").all_text_contents()
@@ -311,7 +313,7 @@ def test_fault_lab_csv_upload_trains_to_a_results_table_and_verdict(server, brow
         assert len(accuracy) == 2 and all(re.fullmatch(r"\d+\.\d ± \d+\.\d", cell) for cell in accuracy), accuracy
         assert all(0.0 <= float(cell.split(" ± ")[0]) <= 100.0 for cell in accuracy), accuracy
         verdict = page.locator('[data-testid="stAlertContentInfo"]').all_inner_texts()
-        assert any(re.search(r"\bB\b.*\bA\b", text) and "2 paired seeds" in text for text in verdict), verdict
+        assert any(re.search(r"\bB\b.*\bA\b", text) and "2 seeds on one split" in text for text in verdict), verdict
         _screenshot(page, "fault_lab.png")
 
 
@@ -324,3 +326,18 @@ def test_fault_lab_bad_upload_shows_its_error_and_keeps_the_data(server, browser
         assert error.inner_text().startswith("notes.csv:"), error.inner_text()
         expect(_current_data(page)).to_contain_text("synthetic set")  # the default data stays
         _screenshot(page, "fault_lab_bad_upload.png")
+
+
+def test_fault_lab_reads_files_of_sensor_columns_as_one_recording_each(server, browser):
+    from tests.test_inspect import four_sensor_file
+
+    files = {"healthy_load0.csv": four_sensor_file(0), "faulty_load0.csv": four_sensor_file(1, fault=True)}
+    with _opened(
+        browser, f"{server}/fault_lab?src=csv&win=256", "3 · Experiment", "fault_lab_channels", plots=1
+    ) as page:
+        name, content = next(iter(files.items()))
+        _upload_and_load(page, name, content, dict(list(files.items())[1:]))
+        expect(_current_data(page)).to_contain_text("classes healthy_load0, faulty_load0", timeout=WAIT_MS)
+        _wait_until_idle(page)
+        _assert_no_error_box(page)
+        _screenshot(page, "fault_lab_channels.png")

@@ -269,7 +269,11 @@ ERRORS = {
         ["header line has 1 field", "#"],
     ),
     "single column without any class": (b"0.1\n0.2\n", {}, ["no class label", "Name the file"]),
-    "numeric columns without a header": (b"0.1,0.2\n0.3,0.4\n", {}, ["no header naming their classes"]),
+    "numeric columns without a header or a file name": (
+        b"0.1,0.2\n0.3,0.4\n",
+        {},
+        ["channels of one recording", "nothing names its class"],
+    ),
     "two signal columns beside a label": (
         b"DE,FE,label\n1,2,normal\n3,4,normal\n",
         {},

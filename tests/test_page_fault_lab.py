@@ -131,13 +131,13 @@ def test_a_tiny_run_ends_with_the_metrics_table_and_the_verdict(trained):
     results = at.session_state[lab.RESULTS_KEY]
     results_json.validate_results(results)
     assert [(run["model"], run["seed"]) for run in results["runs"]] == [("A", 0), ("B", 0), ("A", 1), ("B", 1)]
-    table = at.dataframe[-1].value
+    table = next(frame.value for frame in at.dataframe if "accuracy %" in frame.value.columns)
     assert list(table["model"]) == ["A", "B"]
     accuracies = [run["accuracy"] for run in results["runs"] if run["model"] == "A"]
     mean, sd = np.mean(accuracies), np.std(accuracies, ddof=1)
     assert table.loc[0, "accuracy %"] == f"{100 * mean:.1f} ± {100 * sd:.1f}"
     assert table.loc[1, "vs A (95 % CI, points)"].count("to") == 1
-    assert at.info[-1].value == results["verdict"]
+    assert results["verdict"] in [info.value for info in at.info]
     assert "seeds on one split" in results["verdict"] and "within the spread" not in results["verdict"]
     labels = [button.label for button in at.get("download_button")]
     assert {"Results (JSON)", "Runs (CSV)", "Trained weights (torch)"} <= set(labels)
@@ -169,7 +169,7 @@ def test_bad_uploads_show_an_error_and_keep_data_and_results(trained, name, cont
     assert shown and name in shown[0] and message.lower() in shown[0].lower(), shown
     assert at.session_state[lab.DATA_KEY] is before_data
     assert at.session_state[lab.RESULTS_KEY] is before_results
-    assert at.info[-1].value == before_results["verdict"]  # the results are still on the page
+    assert before_results["verdict"] in [info.value for info in at.info]  # the results are still on the page
 
 
 def test_one_class_upload_is_refused_when_training_starts():
@@ -222,7 +222,7 @@ def test_results_survive_switching_pages(trained):
     at.switch_page("pages/fault_lab.py").run()
     assert not at.exception
     assert at.session_state[lab.RESULTS_KEY] is results
-    assert at.info[-1].value == results["verdict"]
+    assert results["verdict"] in [info.value for info in at.info]
 
 
 def test_deep_link_restores_the_experiment_controls():
@@ -312,7 +312,7 @@ def test_evaluations_beyond_one_split_show_their_tables_and_the_cli_command():
     set_tiny(at)
     results = train_to_the_end(at)
     assert {"split_comparison", "noise", "cross_load", "d_model_sweep"} <= set(results)
-    assert [s.value for s in at.subheader] == [
+    assert [s.value for s in at.subheader][:4] == [
         "Time split vs random split",
         "Robustness to noise",
         "Across motor loads",
@@ -343,3 +343,56 @@ def test_a_server_folder_outside_the_data_roots_is_refused_and_nothing_is_read(f
     assert not at.exception
     assert errors(at) and "PE_LAB_DATA_DIR" in errors(at)[0], errors(at)
     assert at.session_state[lab.DATA_KEY] is before
+
+
+def upload(at: AppTest, files: dict[str, bytes]) -> None:
+    at.file_uploader(key="csv_files").set_value([(name, content, "text/csv") for name, content in files.items()]).run()
+
+
+def test_files_of_sensor_columns_load_as_one_recording_each_and_the_preview_decides():
+    from tests.test_inspect import four_sensor_file
+
+    at = open_lab({"src": "csv", "win": "256"})
+    upload(at, {"healthy_load0.csv": four_sensor_file(0), "faulty_load0.csv": four_sensor_file(1, fault=True)})
+    preview = at.session_state["csv_preview"]
+    assert preview["edited_rows"] == {}
+    at.button(key="load_csv").click().run()
+    assert not errors(at), errors(at)
+    data = at.session_state[lab.DATA_KEY]
+    assert data.labels == ["healthy_load0", "faulty_load0"] and data.recordings[0].meta["column"] == "s1"
+    text = " ".join(m.value for m in at.markdown)
+    assert "classes healthy_load0, faulty_load0." in text
+    set_tiny(at, seeds=1)
+    at.multiselect(key="models").set_value(["A"]).run()
+    results = train_to_the_end(at)
+    assert results["class_names"] == ["healthy_load0", "faulty_load0"]
+    # a role changed in the keyed preview: the class and the channel follow, and the command carries them
+    at.session_state["csv_preview"] = {
+        "edited_rows": {0: {"class": "healthy", "channel": "s3"}},
+        "added_rows": [],
+        "deleted_rows": [],
+    }
+    at.run()
+    at.button(key="load_csv").click().run()
+    data = at.session_state[lab.DATA_KEY]
+    assert data.labels == ["healthy", "faulty_load0"] and data.recordings[0].meta["column"] == "s3"
+    assert data.spec.files[0].choices() == {"label": "healthy", "channel": "s3"}
+    assert "--files-spec pe_lab_files.json" in " ".join(data.spec.argv())
+    results = train_to_the_end(at)
+    assert "--files-spec pe_lab_files.json" in at.code[0].value
+    assert any(b.label.startswith("Per-file choices") for b in at.get("download_button"))
+    assert results["config"]["data"]["files"][0]["label"] == "healthy"
+
+
+def test_the_class_prefix_switch_and_a_flat_channel_refused_for_training():
+    rows = "s1,s2\n" + "\n".join(f"{np.sin(i / 3):.4f},0.0" for i in range(20_000))
+    at = open_lab({"src": "csv"})
+    upload(at, {"healthy_load0.csv": rows.encode(), "healthy_load50.csv": rows.encode()})
+    at.checkbox(key="class_prefix").check().run()
+    at.session_state["csv_preview"] = {"edited_rows": {1: {"channel": "s2"}}, "added_rows": [], "deleted_rows": []}
+    at.run()
+    at.button(key="load_csv").click().run()
+    data = at.session_state[lab.DATA_KEY]
+    assert data.labels == ["healthy_load"]
+    assert any("channel s2 is flat" in w.value for w in at.warning)
+    assert any("is flat" in e for e in errors(at)) and at.button(key="train").disabled

@@ -44,7 +44,8 @@ def show_figure(figure: go.Figure, data: pd.DataFrame, name: str) -> None:
 
 def show_table(table: pd.DataFrame, name: str, hide_index: bool = True) -> None:
     """Show `table` and offer exactly that table as `<name>.csv`."""
-    st.dataframe(table, hide_index=hide_index)
+    with st.container(key=f"table_{name}"):  # a key the browser tests find the table by
+        st.dataframe(table, hide_index=hide_index)
     st.download_button(
         "Download the table (CSV)",
         data=lambda: table.to_csv(index=not hide_index).encode("utf-8"),

@@ -88,7 +88,9 @@ class LabSettings:
         )
 
     def problem(self, data: LoadedData) -> str | None:
-        """What is wrong with these settings, in words, or None."""
+        """What is wrong with these settings (or these data), in words, or None."""
+        if data.refusal:
+            return data.refusal
         try:
             self.plan(data)
         except ValueError as error:

@@ -19,9 +19,11 @@ import streamlit as st
 from core import vibration
 from core.data_roots import DOWNLOAD_CACHE, confine, data_roots
 from core.data_spec import DataSpec, FileRef
-from core.vibration import DataError, Recording, example_csv
+from core.vibration import DataError, Recording
 from core.vibration.cwru import catalogue_files
+from core.vibration.health import check_signal
 from core.vibration.seu import DEFAULT_SAMPLE_RATE as SEU_DEFAULT_RATE
+from ui.lab_files import own_files_controls
 
 DATA_KEY = "_fault_lab_data"
 MESSAGE_KEY = "_fault_lab_message"
@@ -43,6 +45,8 @@ class LoadedData:
     spec: DataSpec
     notes: list[str] = field(default_factory=list)
     missing_files: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # signal health: flat, clipped, level jumps
+    refusal: str | None = None  # why these data cannot be trained on (a flat channel)
     uid: str = field(default_factory=lambda: uuid.uuid4().hex)  # a cheap cache key for this data
 
     @property
@@ -118,7 +122,19 @@ def load(spec: DataSpec, uploads: Sequence[Any] = ()) -> LoadedData:
         notes.append("No time column and no sample rate given: 12 000 Hz was assumed.")
     if spec.dataset == "seu":
         notes.append(SEU_NOT_RUN)
-    return LoadedData(list(recordings), spec, notes, missing)
+    notes += [
+        f"{r.meta.get('file') or r.label}: {r.meta['resampled_from']:g} Hz resampled to {r.sample_rate:g} Hz "
+        f"(scipy.signal.resample_poly), to train all classes at one rate."
+        for r in recordings
+        if r.meta.get("resampled_from") and spec.dataset == "csv"
+    ]
+    findings = [f for r in recordings if spec.dataset == "csv" for f in check_signal(r.signal, _where(r))]
+    refusal = next((f.message for f in findings if f.refuses_training), None)
+    return LoadedData(list(recordings), spec, notes, missing, [f.message for f in findings], refusal)
+
+
+def _where(recording: Recording) -> str:
+    return f"{recording.meta.get('file') or recording.label}, channel {recording.meta.get('column', '1')}"
 
 
 def synthetic(seed: int, loads: Sequence[int]) -> LoadedData:
@@ -166,7 +182,7 @@ def data_section() -> LoadedData:
     elif source == "seu":
         _seu_controls()
     else:
-        _csv_controls()
+        own_files_controls(load, replace_data)
     if current_data() is None:  # a shared link's synthetic seed and loads apply; other sources wait for Load
         replace_data(lambda: synthetic(seed, loads) if source == "synthetic" else synthetic(0, [0]))
         st.session_state.pop(MESSAGE_KEY, None)
@@ -177,6 +193,8 @@ def data_section() -> LoadedData:
     )
     for note in data.notes:
         st.caption(note)
+    for warning in data.warnings:
+        st.warning(warning)
     return data
 
 
@@ -246,37 +264,6 @@ def seu_spec(folder: str, condition: str, channel: int, rate: float) -> DataSpec
     return DataSpec(
         "seu", folder=str(confine(folder)), seu_condition=condition, channel=channel, sample_rate_override=rate
     )
-
-
-def _csv_controls() -> None:
-    files = st.file_uploader(
-        "CSV files: one per class, or one labelled table",
-        type=["csv", "txt", "tsv"],
-        accept_multiple_files=True,
-        key="csv_files",
-    )
-    rate = st.number_input("Sample rate in Hz (0: from a time column, else 12 000)", 0.0, 1e6, 0.0, key="crate")
-    left, right = st.columns([1, 2])
-    if left.button("Load CSV files", key="load_csv"):
-        replace_data(lambda: load(uploads_spec("csv", files, sample_rate_override=float(rate) or None), files))
-    right.download_button(
-        "Download an example CSV",
-        example_csv(),
-        "pe_lab_example.csv",
-        "text/csv",
-        key="example_csv",
-        on_click="ignore",
-        icon=":material/download:",
-    )
-    with st.expander("Accepted formats"):
-        st.markdown(
-            "- **Long table**: a numeric signal column and a `label` column (optional `time` column in seconds, "
-            "from which the sample rate is derived).\n"
-            "- **Wide table**: one numeric column per class, the header naming the class.\n"
-            "- **One column per file**: upload one file per class; the file name is the class (`IR007.csv`).\n\n"
-            "Comma, semicolon, tab or whitespace separated; decimal commas, a header or none, `#` comments "
-            "are fine. Each class needs enough samples for windows in train, validation and test."
-        )
 
 
 @st.cache_data(max_entries=4, show_spinner=False)

@@ -13,6 +13,7 @@ import streamlit as st
 
 from core import evaluations, report
 from core.contract import METRICS
+from core.data_spec import FILES_SPEC, DataSpec
 from core.experiment import command_line
 from core.figures import fault_lab as figures
 from ui.common import show_figure, show_table
@@ -104,6 +105,17 @@ def results_section(results: Mapping[str, Any]) -> None:
     files = files_to_save(config)
     if files:
         st.caption(f"Save your files under these names in the folder you run it from: {', '.join(files)}.")
+    choices = DataSpec.from_dict(config["data"]).files_spec()
+    if choices:
+        st.download_button(
+            f"Per-file choices ({FILES_SPEC}, save it beside them)",
+            json.dumps(choices, indent=1),
+            FILES_SPEC,
+            "application/json",
+            key="dl_files_spec",
+            on_click="ignore",
+            icon=":material/download:",
+        )
     left, middle, right = st.columns(3)
     left.download_button(
         "Results (JSON)",

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from core.vibration.names import channel_key, class_from_name, columns_are
 from core.vibration.types import DataError, Recording
 
 # Caps for a hosted server with about 1 GB of memory. The app's upload widget should use the same byte
@@ -78,20 +79,34 @@ class _Dialect:
 
 @dataclass(frozen=True)
 class _Roles:
-    shape: str  # "long", "wide" or "single"
+    shape: str  # "long", "wide" (columns are classes), "channels" (columns are sensors of one recording), "single"
     signals: tuple[int, ...]
     label: int | None
     time: int | None
     time_scale: float  # seconds per unit of the time column
 
 
-def read_vibration_csv(source: Any, *, name: str | None = None, sample_rate: float | None = None) -> list[Recording]:
+def read_vibration_csv(
+    source: Any,
+    *,
+    name: str | None = None,
+    sample_rate: float | None = None,
+    interpretation: str | None = None,
+    channel: str | int | None = None,
+    label: str | None = None,
+) -> list[Recording]:
     """Recordings from a CSV given as a path, bytes or a binary file object (e.g. a Streamlit upload).
 
     `name` labels a single-column file (a file name such as "IR007.csv" gives "IR007"). `sample_rate`
     in Hz overrides a time column; without either the rate is DEFAULT_SAMPLE_RATE and
     `meta["sample_rate_assumed"]` is True. Bad input of any kind raises DataError; too-short recordings
     and single-class data are left to `make_windows`.
+
+    Several numeric columns are read the way core.vibration.inspect proposes (sensor names or no header:
+    channels of one recording, its class from the file name; class names: one recording per column), unless
+    `interpretation` ("channels" or "classes") says otherwise. For channels, `channel` picks the column (a
+    name, matched without a file-number prefix such as X105_, or a 0-based position; default the first) and
+    `label` overrides the class the file name gives.
     """
     rate = _check_sample_rate(sample_rate)
     if name is not None and not isinstance(name, str):
@@ -103,7 +118,7 @@ def read_vibration_csv(source: Any, *, name: str | None = None, sample_rate: flo
     table = _table_text(text, dialect)
     n_rows = table.count("\n") + 1 - dialect.has_header if table else 0
     _check_size(n_rows, dialect)
-    roles = _roles(dialect)
+    roles = _roles(dialect, interpretation)
     frame = _parse(table.encode("utf-8"), dialect, roles, text)
     del table
 
@@ -127,11 +142,24 @@ def read_vibration_csv(source: Any, *, name: str | None = None, sample_rate: flo
             Recording(frame[column].to_numpy(), rate, dialect.names[column], {**meta, "column": dialect.names[column]})
             for column in roles.signals
         ]
-    signal = frame[roles.signals[0]].to_numpy()
-    column_meta = {**meta, "column": dialect.names[roles.signals[0]]}
+    chosen = (
+        _chosen_channel(roles, dialect, channel, name or file_name) if roles.shape == "channels" else roles.signals[0]
+    )
+    signal = frame[chosen].to_numpy()
+    column_meta = {**meta, "column": dialect.names[chosen]}
+    if roles.shape == "channels":
+        channels = [dialect.names[j] for j in roles.signals]
+        found = label or class_from_name(name) or class_from_name(file_name)
+        if not found:
+            raise DataError(
+                f"The columns {', '.join(channels)} are channels of one recording, and nothing names its class: "
+                f"name the file after its class (e.g. healthy_load0.csv) or give the class."
+            )
+        return [Recording(signal, rate, found, {**column_meta, "channels": channels})]
     if roles.shape == "single":
-        label = _single_label(name, file_name, dialect.names[roles.signals[0]] if dialect.has_header else None)
-        return [Recording(signal, rate, label, column_meta)]
+        header = dialect.names[roles.signals[0]] if dialect.has_header else None
+        found = label or _single_label(name, file_name, header)
+        return [Recording(signal, rate, found, column_meta)]
     return [
         Recording(signal[start:stop].copy(), rate, label, {**column_meta, "rows": (start, stop)})
         for label, start, stop in blocks
@@ -424,7 +452,7 @@ def _check_size(n_rows: int, dialect: _Dialect) -> None:
 # --- column roles ---------------------------------------------------------------------------------
 
 
-def _roles(dialect: _Dialect) -> _Roles:
+def _roles(dialect: _Dialect, interpretation: str | None = None) -> _Roles:
     names = [name.strip().lower() for name in dialect.names]
     label = None
     if dialect.has_header:
@@ -468,26 +496,45 @@ def _roles(dialect: _Dialect) -> _Roles:
             )
         return _Roles("long", signals, label, time, time_scale)
     if len(signals) > 1:
-        if not dialect.has_header:
+        if interpretation not in (None, *INTERPRETATIONS):
+            raise DataError(f"interpretation must be one of {INTERPRETATIONS}, got {interpretation!r}.")
+        shape = interpretation or columns_are([dialect.names[j] for j in signals], dialect.has_header)[0]
+        if shape == "classes" and not dialect.has_header:
             raise DataError(
                 f"The file has {len(signals)} numeric columns but no header naming their classes. Add a header "
-                f"line (e.g. normal,IR007,OR007), or add a label column."
+                f"line (e.g. normal,IR007,OR007), or read the columns as channels of one recording."
             )
-        return _Roles("wide", signals, None, time, time_scale)
+        return _Roles("wide" if shape == "classes" else "channels", signals, None, time, time_scale)
     return _Roles("single", signals, None, time, time_scale)
+
+
+def _chosen_channel(roles: _Roles, dialect: _Dialect, channel: str | int | None, file_name: str | None) -> int:
+    """The column of the chosen channel: by 0-based position, or by name without a file-number prefix."""
+    if channel is None:
+        return roles.signals[0]
+    if isinstance(channel, int) and not isinstance(channel, bool):
+        if 0 <= channel < len(roles.signals):
+            return roles.signals[channel]
+    else:
+        wanted = channel_key(str(channel))
+        for j in roles.signals:
+            if channel_key(dialect.names[j]) == wanted:
+                return j
+    names = ", ".join(dialect.names[j] for j in roles.signals)
+    raise DataError(f"{file_name or 'The file'} has no channel {channel!r}; its channels are {names}.")
 
 
 def _quoted(dialect: _Dialect, columns: list[int] | tuple[int, ...]) -> str:
     return ", ".join(repr(dialect.names[j]) for j in columns)
 
 
+INTERPRETATIONS = ("channels", "classes")
+
+
 def _single_label(name: str | None, file_name: str | None, header_name: str | None) -> str:
-    for candidate in (name, file_name):
-        if candidate and candidate.strip():
-            path = Path(candidate.strip())
-            return path.stem if path.suffix.lower() in (".csv", ".txt", ".tsv", ".dat") else path.name
-    if header_name:
-        return header_name
+    found = class_from_name(name) or class_from_name(file_name) or header_name
+    if found:
+        return found
     raise DataError(
         "This file is a single column with no class label. Name the file after its class (e.g. IR007.csv), "
         "pass a name, or add a label column."

@@ -1,0 +1,165 @@
+"""The Fault lab's own-files part: any file name, a preview of how each file will be read (the columns, the
+separator, the header, a rate, the interpretation in words), an editable table of the choices (key
+`csv_preview`), and Load (`load_csv`), which reads the files as the table says."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from core.data_spec import DataSpec, FileRef
+from core.vibration import DataError, example_csv
+from core.vibration.csv_reader import DEFAULT_SAMPLE_RATE
+from core.vibration.inspect import FileInspection, inspect_vibration_file, propose
+from core.vibration.matlab import MatInspection, inspect_mat
+from core.vibration.names import class_from_name
+
+LAYOUTS = ("channels", "classes", "long", "single", "mat")
+NOT_READABLE = "unreadable"
+
+
+@st.cache_data(max_entries=16, show_spinner=False)  # keyed by the file bytes
+def _inspect(name: str, content: bytes) -> FileInspection | MatInspection | str:
+    try:
+        if name.lower().endswith(".mat"):
+            return inspect_mat(content, name)
+        return inspect_vibration_file(content, name=name)
+    except DataError as error:
+        return str(error)
+
+
+def inspections(files: Sequence[Any]) -> list[FileInspection | MatInspection | str]:
+    found = [_inspect(f.name, f.getvalue()) for f in files]
+    tables = propose([i for i in found if isinstance(i, FileInspection)])
+    it = iter(tables)
+    return [next(it) if isinstance(i, FileInspection) else i for i in found]
+
+
+def preview_table(files: Sequence[Any], found: Sequence[Any], up_to_digit: bool, default_rate: float) -> pd.DataFrame:
+    """One row per file: the proposed layout, class, channel (or .mat variable) and rate, and what was found."""
+    rows = []
+    for upload, inspection in zip(files, found):
+        row = {"file": upload.name, "layout": NOT_READABLE, "class": "", "channel": "", "sample rate (Hz)": 0.0}
+        if isinstance(inspection, str):
+            row["found"] = inspection
+        elif isinstance(inspection, MatInspection):
+            row.update(layout="mat", channel=inspection.variable, found=inspection.describe())
+            row["class"] = class_from_name(upload.name, up_to_digit) if up_to_digit else inspection.label
+            row["sample rate (Hz)"] = inspection.sample_rate or default_rate
+        else:
+            one_class = inspection.interpretation in ("channels", "single")
+            row.update(layout=inspection.interpretation, found=inspection.describe())
+            row["class"] = class_from_name(upload.name, up_to_digit) or "" if one_class else ""
+            row["channel"] = inspection.signal_columns[0] if inspection.interpretation == "channels" else ""
+            row["sample rate (Hz)"] = inspection.sample_rate or default_rate
+        rows.append(row)
+    return pd.DataFrame(rows, columns=["file", "layout", "class", "channel", "sample rate (Hz)", "found"])
+
+
+def spec_from_table(
+    files: Sequence[Any], found: Sequence[Any], table: pd.DataFrame, typed_rate: float | None
+) -> DataSpec:
+    """The DataSpec the table asks for: each file's choices recorded where they differ from the proposal."""
+    if not files:
+        raise DataError("Choose one or more files first, or download the example below to see the format.")
+    refs = []
+    for upload, inspection, (_, row) in zip(files, found, table.iterrows()):
+        if isinstance(inspection, str):
+            raise DataError(f"{upload.name}: {inspection}")
+        choices: dict[str, Any] = {}
+        rate = float(row["sample rate (Hz)"] or 0) or None
+        if isinstance(inspection, MatInspection):
+            proposed = (inspection.variable, inspection.label, inspection.sample_rate)
+            for key, value, default in zip(
+                ("variable", "label", "sample_rate"), (row["channel"], row["class"], rate), proposed
+            ):
+                if value and value != default:
+                    choices[key] = value
+        else:
+            layout = row["layout"]
+            if layout in ("channels", "classes") and layout != inspection.interpretation:
+                choices["interpretation"] = layout
+            if layout in ("channels", "single") and row["class"] and row["class"] != class_from_name(upload.name):
+                choices["label"] = str(row["class"])
+            columns = inspection.signal_columns
+            if layout == "channels" and row["channel"] and columns and row["channel"] != columns[0]:
+                choices["channel"] = str(row["channel"])
+            file_rate = inspection.sample_rate or typed_rate or DEFAULT_SAMPLE_RATE
+            if rate and rate != file_rate:
+                choices["sample_rate"] = rate
+        refs.append(FileRef.of(upload.name, upload.getvalue(), **choices))
+    return DataSpec("csv", files=tuple(refs), sample_rate_override=typed_rate)
+
+
+def own_files_controls(load: Any, replace_data: Any) -> None:
+    """The uploader, the preview and Load; `load(spec, uploads)` and `replace_data(loader)` come from ui.lab_data."""
+    files = st.file_uploader(
+        "Your recordings: CSV, TXT, TSV, DAT, MATLAB .mat, or a name without extension (the content decides)",
+        accept_multiple_files=True,
+        key="csv_files",
+    )
+    typed = st.number_input(
+        "Sample rate in Hz (0: from a time column or the file, else 12 000)", 0.0, 1e6, 0.0, key="crate"
+    )
+    typed_rate = float(typed) or None
+    found, table = [], None
+    if files:
+        found = inspections(files)
+        up_to_digit = st.checkbox(
+            "class = the file name up to its first digit (healthy_load0 -> healthy_load)", key="class_prefix"
+        )
+        channel_options = sorted(
+            {c for i in found if isinstance(i, FileInspection) for c in i.signal_columns}
+            | {v for i in found if isinstance(i, MatInspection) for v in i.vectors}
+        )
+        st.markdown("**How each file will be read** (edit a cell to change it):")
+        table = st.data_editor(
+            preview_table(files, found, up_to_digit, typed_rate or DEFAULT_SAMPLE_RATE),
+            key="csv_preview",
+            hide_index=True,
+            disabled=["file", "found"],
+            column_config={
+                "layout": st.column_config.SelectboxColumn(options=[*LAYOUTS, NOT_READABLE], required=True),
+                "channel": st.column_config.SelectboxColumn(
+                    "channel / .mat vector", options=["", *channel_options], help="the column or vector to train on"
+                ),
+                "sample rate (Hz)": st.column_config.NumberColumn(min_value=0.0, format="%g"),
+                "found": st.column_config.TextColumn(width="large"),
+            },
+        )
+        for upload, inspection in zip(files, found):
+            with st.expander(f"{upload.name}: the first rows"):
+                if isinstance(inspection, FileInspection):
+                    st.dataframe(inspection.head, hide_index=True)
+                st.caption(inspection if isinstance(inspection, str) else inspection.describe())
+    left, right = st.columns([1, 2])
+    if left.button("Load", key="load_csv"):
+        replace_data(lambda: load(spec_from_table(files or [], found, table, typed_rate), files or []))
+    right.download_button(
+        "Download an example CSV",
+        example_csv(),
+        "pe_lab_example.csv",
+        "text/csv",
+        key="example_csv",
+        on_click="ignore",
+        icon=":material/download:",
+    )
+    with st.expander("Accepted layouts"):
+        st.markdown(
+            "- **Channels of one recording**: one file per condition, a column per sensor (`s1,s2,s3,s4`, "
+            "`X105_DE_time,...`, or no header); the class is the file name. Pick the channel to train on.\n"
+            "- **Classes as columns**: one numeric column per class, the header naming the class.\n"
+            "- **Long table**: a signal column and a `label` column (optional `time` column in seconds).\n"
+            "- **One column per file**: the file name is the class (`IR007.csv`).\n"
+            "- **MATLAB .mat**: pick the vector; a stored `fs` / `sr` gives the rate.\n\n"
+            "Files at different rates are resampled to the lowest. Comma, semicolon, tab or whitespace separated; "
+            "decimal commas, a header or none, `#` comments are fine."
+        )
+
+
+def file_names(files: Sequence[Any]) -> list[str]:
+    return [Path(f.name).name for f in files]
