@@ -199,3 +199,15 @@ def test_the_study_views_read_the_stored_predictions(recordings):
     assert classes.groupby("model")["test windows"].sum().tolist() == [windows, windows]
     assert len(half_widths(study)) == 3 * 11
     assert estimated_seconds(10, 1000, 40, 1024, 2) == pytest.approx(10 * 1000 * 40 / 4400 / 2)
+
+
+def test_a_saved_study_is_compared_again_from_its_stored_runs(recordings, tmp_path, capsys):
+    study = run_study(tiny_plan(recordings))
+    path = save_study(study, tmp_path / "study.json")
+    out = tmp_path / "again.json"
+    assert main(["--reanalyse", str(path), "--margin", "5", "--metric", "balanced_accuracy", "--out", str(out)]) == 0
+    again = read_study(out.read_bytes())
+    assert again["runs"] == study["runs"] and again["config"]["margin"] == 5.0
+    assert again["comparisons"][0]["metric"] == "balanced_accuracy"
+    assert again["comparisons"][0] == compare(study, "A", "B", "balanced_accuracy", 5.0)
+    assert main(["--reanalyse", str(tmp_path / "missing.json"), "--out", str(out)]) == 2

@@ -24,9 +24,9 @@ from core.data_spec import DataSpec
 from core.evaluations.base import parse_list
 from core.plan import Event, RunFinished
 from core.study.comparisons import STUDY_METRICS, comparisons_table
-from core.study.contract import save_study
+from core.study.contract import load_study, save_study
 from core.study.folds import SPLITS
-from core.study.runner import StudyPlan, run_study
+from core.study.runner import StudyPlan, reanalyse, run_study
 from core.training import default_workers
 from core.vibration import DataError
 
@@ -54,6 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_training_arguments(parser, ints, seeds=range(6))
     parser.add_argument("--out", type=Path, default=Path("study.json"), help="where to write the study JSON")
     parser.add_argument("--quiet", action="store_true", help="print only the comparisons")
+    parser.add_argument(
+        "--reanalyse", type=Path, help="compare a saved study again (its stored runs; --metric / --margin) into --out"
+    )
     return parser
 
 
@@ -100,6 +103,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                 flush=True,
             )
 
+    if args.reanalyse is not None:
+        try:
+            study = reanalyse(load_study(args.reanalyse), args.metric, args.margin)
+        except (OSError, ValueError) as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
+        return _report(study, args.out, started)
     try:
         plan = make_study_plan(args, shlex.join(["python", "-m", "core.study", *argv]))
         total = plan.run_count()
@@ -109,9 +119,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (DataError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    save_study(study, args.out)
+    return _report(study, args.out, started)
+
+
+def _report(study: dict, out: Path, started: float) -> int:
+    save_study(study, out)
     print(report.as_text(comparisons_table(study["comparisons"])))
     for comparison in study["comparisons"]:
         print(comparison["sentence"])
-    print(f"wall time {time.perf_counter() - started:.0f} s; study written to {args.out}")
+    print(f"wall time {time.perf_counter() - started:.0f} s; study written to {out}")
     return 0

@@ -78,7 +78,23 @@ class StudyPlan:
         return len(self.models) * (len(self.seeds) + trials) * self.fold_count()
 
 
-def population(split: str, dataset: str, recordings: Sequence[Recording], n_windows: int) -> str:
+def reanalyse(study: dict[str, Any], metric: str | None = None, margin: float | None = None) -> dict[str, Any]:
+    """The study with its comparisons (and population words) computed again from its stored runs, at another
+    metric or margin if given: no retraining, the runs and predictions untouched."""
+    config = dict(study["config"])
+    config["metric"] = metric or config["metric"]
+    config["margin"] = float(margin if margin is not None else config["margin"])
+    n_windows = sum(fold["n_test"] for fold in study["folds"])
+    config["population"] = population(
+        config["split"], config["data"].get("dataset", ""), study["recordings"], n_windows
+    )
+    again = {**study, "config": config}
+    again["comparisons"] = compare_all(again, config["metric"], config["margin"])
+    validate_study(again)
+    return again
+
+
+def population(split: str, dataset: str, recordings: Sequence[Any], n_windows: int) -> str:
     """Which windows a study's verdict speaks for, in words."""
     count = NUMBER_WORDS.get(len(recordings), str(len(recordings)))
     rig = " of one test rig" if dataset == "cwru" else ""
