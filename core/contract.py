@@ -36,7 +36,9 @@ RUN_KEYS = (
     "windows_per_second",
     "device",
     "history",
+    "order_test",
 )
+ORDER_TEST_KEYS = ("accuracy", "shuffled", "reversed")
 HISTORY_KEYS = ("epoch", "train_loss", "val_loss", "val_accuracy")
 
 
@@ -135,3 +137,18 @@ def _check_nested_cells(where: str, cells: Any, shape: tuple[int, ...]) -> None:
 
 def run_models(results: Mapping[str, Any]) -> set[str]:
     return {run["model"] for run in results["runs"]}
+
+
+def check_order_test(where: str, scores: Any) -> None:
+    """A run's order test (core.probes.order): accuracy as is, shuffled and reversed, fractions."""
+    check_keys(where, scores, ORDER_TEST_KEYS)
+    require(all(is_number(scores[k]) and 0 <= scores[k] <= 1 for k in ORDER_TEST_KEYS), f"{where} must hold fractions")
+
+
+def check_order_summary(where: str, summary: Any, models: set[str]) -> None:
+    """Per model: runs, accuracy (mean ± sd in %), and the shuffled and reversed drops in points."""
+    require(isinstance(summary, Mapping) and set(summary) <= models, f"{where} must cover models that were run")
+    for model, row in summary.items():
+        check_keys(f"{where}[{model!r}]", row, ("runs", "accuracy", "shuffled_drop", "reversed_drop"))
+        for kind in ("shuffled_drop", "reversed_drop"):
+            check_keys(f"{where}[{model!r}].{kind}", row[kind], ("mean", "sd", "n", "ci95"))

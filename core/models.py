@@ -185,8 +185,10 @@ class TransformerClassifier(nn.Module):
     def dropout_stream(self, stream: DropoutStream | None) -> None:
         self.encoder.stream = stream
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, token_order: torch.Tensor | None = None) -> torch.Tensor:
         tokens = self.tokenizer(x)  # (batch, tokens, patch)
+        if token_order is not None:  # the order test: the input patches reordered, before embedding and position
+            tokens = tokens.gather(1, token_order[:, :, None].expand(-1, -1, tokens.shape[-1]))
         h = self.embedding(tokens) if self.embedding is not None else tokens  # (batch, tokens, embed_width)
         h = h * self.embed_multiplier
         if self.position is not None:
@@ -250,6 +252,7 @@ class SeededTransformerEncoder(nn.TransformerEncoder):
             raise ValueError("SeededTransformerEncoder takes post-norm, batch-first encoder layers with ReLU")
         super().__init__(layer, n_layers, enable_nested_tensor=False)
         self.stream: DropoutStream | None = None
+        self.captured: list[torch.Tensor] | None = None  # set to a list to collect each layer's attention
 
     def forward(self, h: torch.Tensor) -> torch.Tensor:  # type: ignore[override]
         for layer in self.layers:
@@ -266,7 +269,10 @@ class SeededTransformerEncoder(nn.TransformerEncoder):
         # torch's in_proj stacks q, k, v, each split into heads: (3, batch, heads, tokens, d_head)
         q, k, v = qkv.view(batch, tokens, 3, heads, d_model // heads).permute(2, 0, 3, 1, 4)
         scores = (q * (d_model // heads) ** -0.5) @ k.transpose(-2, -1)  # (batch, heads, tokens, tokens)
-        weights = dropout(scores.softmax(dim=-1), attention.dropout, self.training, self.stream)
+        weights = scores.softmax(dim=-1)  # (batch, heads, tokens, tokens)
+        if self.captured is not None:
+            self.captured.append(weights.detach())
+        weights = dropout(weights, attention.dropout, self.training, self.stream)
         mixed = (weights @ v).transpose(1, 2).reshape(batch, tokens, d_model)  # (batch, tokens, d_model)
         return attention.out_proj(mixed)
 

@@ -16,8 +16,10 @@ downloads and the tests all go through them. Layout:
     summary       summary[model][metric] = {"mean", "sd", "n"} over seeds, sd with ddof = 1 (None if n < 2)
     paired        paired[model] = {"metric", "diff_mean", "diff_sd", "n", "ci95"}: model minus the reference
                   model A on the same seeds, with a t-interval on n - 1 degrees of freedom (None if n < 2)
-    verdict       one paragraph (core.report.verdict): each model against A, "better", "worse" or "within
-                  the spread" only as the interval allows, and what one test window is worth
+    verdict       one paragraph (core.report.verdict): each model against A by the study's rule on one
+                  split (equivalent / better / worse / inconclusive), and what one test window is worth
+    order_summary per model: runs, accuracy and the accuracy drops (points) with the tokens shuffled and
+                  reversed (core.probes.order), mean ± sd and a 95 % CI; each run holds its order_test
 
 Optional top-level blocks, one per evaluation the experiment asked for (core.evaluations: each module
 documents and validates its own block). A "cell" is {"mean", "sd", "n", "values"}: a fraction summarised
@@ -39,17 +41,20 @@ from core.contract import (
     RUN_KEYS,
     check_keys,
     check_optional_number,
+    check_order_summary,
+    check_order_test,
     check_pair,
     is_int,
     is_number,
     require,
     to_plain,
 )
+from core.probes.order import order_summary
 from core.report import verdict
 from core.stats import REFERENCE_MODEL, count_test_windows, mean_sd, paired_differences
 
-SCHEMA_VERSION = 2  # 2: runs gained best_epoch and converged; paired judged by the study's rule
-TOP_KEYS = ("schema_version", "config", "class_names", "runs", "summary", "paired", "verdict")
+SCHEMA_VERSION = 3  # 2: best_epoch, converged, the study's rule; 3: order_test and order_summary
+TOP_KEYS = ("schema_version", "config", "class_names", "runs", "summary", "paired", "verdict", "order_summary")
 SUMMARY_KEYS = ("mean", "sd", "n")
 __all__ = ["METRICS", "PAIRED_KEYS", "RUN_KEYS", "SCHEMA_VERSION", "TOP_KEYS", "build_results", "validate_results"]
 
@@ -90,6 +95,7 @@ def build_results(
         "summary": summarise(runs),
         "paired": paired,
         "verdict": verdict(paired, count_test_windows(runs), [run["model"] for run in runs]),
+        "order_summary": order_summary(runs),
     }
     unknown = sorted(set(evaluations or {}) - set(_block_keys()))
     if unknown:
@@ -151,6 +157,7 @@ def _check_run(where: str, run: Any, n_classes: int) -> None:
         require(is_int(epoch["epoch"]), f"{where}.history[{i}].epoch must be an integer")
         for key in HISTORY_KEYS[1:]:
             require(is_number(epoch[key]), f"{where}.history[{i}].{key} must be a finite number")
+    check_order_test(f"{where}.order_test", run["order_test"])
 
 
 def validate_results(results: Any) -> None:
@@ -188,6 +195,7 @@ def validate_results(results: Any) -> None:
         check_pair(where, pair)
         require(model in run_models and model != REFERENCE_MODEL, f"{where} must name a run model other than A")
     require(isinstance(results["verdict"], str) and results["verdict"], "verdict must be a non-empty string")
+    check_order_summary("order_summary", results["order_summary"], run_models)
     evaluations.validate_blocks(results)
 
 

@@ -28,6 +28,7 @@ from sklearn import metrics as skm
 from torch.nn import functional as F
 
 from core.models import DropoutStream, ModelConfig, build_model, count_parameters
+from core.probes.order import order_test
 from core.vibration.types import DataError
 from core.vibration.windows import WindowSet
 
@@ -406,6 +407,8 @@ def train(
         model.load_state_dict(best_state)
         probabilities = torch.softmax(_predict_logits(model, x_test, device), dim=1).cpu().numpy()  # (n_test, classes)
         predictions = probabilities.argmax(axis=1)
+        y_test = torch.as_tensor(windows.y_test, dtype=torch.long, device=device)
+        scores_by_order = order_test(model, x_test, y_test, config.model.patch)
         extra_tests = {
             name: classification_metrics(y, _predict_classes(model, x, device), n_classes)
             for name, (x, y) in (extra_test_sets or {}).items()
@@ -425,6 +428,7 @@ def train(
         # the best epoch in the last tenth of the cap: the validation loss was still falling when training stopped
         "converged": bool(best_epoch <= 0.9 * config.epochs),
         **per_window_scores(windows.y_test, probabilities),
+        "order_test": scores_by_order,
     }
     if extra_test_sets is not None:
         run["extra_tests"] = extra_tests

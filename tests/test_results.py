@@ -45,6 +45,7 @@ def make_run(model: str, seed: int, accuracy: float, n_test: int = 100) -> dict:
         "windows_per_second": 900.0,
         "device": "cpu",
         "history": [{"epoch": 1, "train_loss": 0.9, "val_loss": 0.8, "val_accuracy": 0.7}],
+        "order_test": {"accuracy": accuracy, "shuffled": accuracy - 0.1, "reversed": accuracy},
         "n_parameters": 1234,  # extra keys from core.training are left out of the JSON
     }
 
@@ -253,12 +254,12 @@ def test_unknown_evaluation_blocks_are_refused():
 
 def test_results_carry_the_schema_version_and_other_versions_are_refused_by_name():
     results = build_results({}, CLASSES, runs_with_differences([0.01, 0.02, 0.03]))
-    assert results["schema_version"] == SCHEMA_VERSION == 2
+    assert results["schema_version"] == SCHEMA_VERSION == 3
     older = dict(results, schema_version=0)
-    with pytest.raises(ValueError, match=r"schema_version 0, but this PE Lab reads schema_version 2 only"):
+    with pytest.raises(ValueError, match=r"schema_version 0, but this PE Lab reads schema_version 3 only"):
         validate_results(older)
     unversioned = {key: value for key, value in results.items() if key != "schema_version"}
-    with pytest.raises(ValueError, match=r"has no schema_version .* reads schema_version 2"):
+    with pytest.raises(ValueError, match=r"has no schema_version .* reads schema_version 3"):
         validate_results(unversioned)
     with pytest.raises(ValueError, match="top level must be an object"):
         validate_results([results])
@@ -267,3 +268,14 @@ def test_results_carry_the_schema_version_and_other_versions_are_refused_by_name
 def test_paired_comparison_refuses_an_unknown_metric():
     with pytest.raises(ValueError, match="metric must be one of"):
         build_results({}, CLASSES, runs_with_differences([0.01, 0.02, 0.03]), metric="auc")
+
+
+def test_the_order_summary_reads_each_models_drop_under_shuffled_tokens():
+    results = build_results({}, CLASSES, runs_with_differences([0.01, 0.02, 0.03]))
+    assert set(results["order_summary"]) == {"A", "B"}
+    assert results["order_summary"]["B"]["shuffled_drop"]["mean"] == pytest.approx(10.0)
+    assert results["order_summary"]["B"]["reversed_drop"]["mean"] == pytest.approx(0.0)
+    broken = copy.deepcopy(results)
+    broken["runs"][0]["order_test"]["shuffled"] = 1.5
+    with pytest.raises(ValueError, match=r"runs\[0\]\.order_test must hold fractions"):
+        validate_results(broken)

@@ -114,6 +114,12 @@ def test_a_tiny_study_stores_per_window_predictions_and_its_comparison(recording
     assert primary["diff"] == pytest.approx(100 * np.mean(diffs))
     assert compare(study, "A", "B", metric="balanced_accuracy")["metric"] == "balanced_accuracy"
     assert "2 seeds × 3 folds" in primary["sentence"]
+    # what every visitor sees without weights: the order test and the first seed's profiles on the first fold
+    assert set(study["order_summary"]) == {"A", "B"} and study["order_summary"]["A"]["shuffled_drop"]["mean"] == 0
+    profiles = study["profiles"]
+    assert set(profiles) == {"A", "B"} and (profiles["B"]["fold"], profiles["B"]["seed"]) == (0, 0)
+    assert np.array(profiles["A"]["attention_by_offset"]).shape == (1, 15)  # one layer, 128 / 16 = 8 tokens
+    assert profiles["A"]["energy_ratio"] is None and profiles["B"]["energy_ratio"] > 0
     path = save_study(study, tmp_path / "study.json")
     assert read_study(path.read_bytes()) == json.loads(path.read_text())
 

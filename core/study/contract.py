@@ -15,6 +15,11 @@
                     p_true, the probability of the true class, to 4 decimals)
     comparisons     per comparison (core.study.comparisons): a, b, metric, diff, ci95, ci90, margin, mde80, p,
                     p_holm, verdict, sentence; points throughout
+    order_summary   per model: the accuracy drops (points) with tokens shuffled / reversed (core.probes.order);
+                    every run also holds its order_test {accuracy, shuffled, reversed}
+    profiles        per Transformer model, of its first seed on the first fold: attention_by_offset
+                    (layer x offset key - query, -(T-1)..T-1), energy_ratio (position / token energy, or null),
+                    learned_similarity_by_offset (B-learned's table, or null)
 
 Written compact (no indent): a study of hundreds of runs stays a few hundred kB.
 """
@@ -26,11 +31,31 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from core.contract import VERDICTS, check_keys, is_int, is_number, require, to_plain
+from core.contract import (
+    VERDICTS,
+    check_keys,
+    check_order_summary,
+    check_order_test,
+    is_int,
+    is_number,
+    require,
+    to_plain,
+)
 from core.study.comparisons import COMPARISON_KEYS
 
-STUDY_SCHEMA_VERSION = 1
-TOP_KEYS = ("schema_version", "kind", "config", "class_names", "recordings", "folds", "runs", "comparisons")
+STUDY_SCHEMA_VERSION = 2  # 2: order_test per run, order_summary, profiles
+TOP_KEYS = (
+    "schema_version",
+    "kind",
+    "config",
+    "class_names",
+    "recordings",
+    "folds",
+    "runs",
+    "comparisons",
+    "order_summary",
+    "profiles",
+)
 CONFIG_KEYS = (
     "split",
     "folds",
@@ -67,8 +92,10 @@ RUN_KEYS = (
     "converged",
     "train_seconds",
     "predictions",
+    "order_test",
 )
 PREDICTION_KEYS = ("true", "predicted", "p_true")
+PROFILE_KEYS = ("fold", "seed", "attention_by_offset", "energy_ratio", "learned_similarity_by_offset")
 MAX_STUDY_BYTES = 20_000_000
 
 
@@ -130,6 +157,11 @@ def validate_study(study: Any) -> None:
                 f"{where}.{key} must be null or [low, high] around diff",
             )
         require(isinstance(comparison["sentence"], str) and comparison["sentence"], f"{where}.sentence is empty")
+    models = {run["model"] for run in study["runs"]}
+    check_order_summary("order_summary", study["order_summary"], models)
+    require(isinstance(study["profiles"], dict) and set(study["profiles"]) <= models, "profiles must name models run")
+    for model, profile in study["profiles"].items():
+        check_keys(f"profiles[{model!r}]", profile, PROFILE_KEYS)
 
 
 def _check_run(where: str, run: Any, n_classes: int, folds: Mapping[int, int]) -> None:
@@ -140,6 +172,7 @@ def _check_run(where: str, run: Any, n_classes: int, folds: Mapping[int, int]) -
     require(is_number(run["log_loss"]) and run["log_loss"] >= 0, f"{where}.log_loss must be a non-negative number")
     require(isinstance(run["converged"], bool), f"{where}.converged must be true or false")
     require(is_int(run["best_epoch"]) and 0 <= run["best_epoch"] <= run["epochs"], f"{where}.best_epoch out of range")
+    check_order_test(f"{where}.order_test", run["order_test"])
     predictions = run["predictions"]
     check_keys(f"{where}.predictions", predictions, PREDICTION_KEYS)
     n = folds[run["fold"]]

@@ -12,11 +12,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import torch
 
 from core.contract import to_plain
-from core.models import MODEL_NAMES, check_model_settings
+from core.models import MODEL_NAMES, TRANSFORMER_VARIANTS, build_model, check_model_settings
 from core.plan import Event, PlanStopped, Stage, StageKey, train_run, train_stages
+from core.probes.attention import attention_by_offset
+from core.probes.order import order_summary
+from core.probes.position import energy_ratio, learned_table, similarity_by_offset
 from core.study.comparisons import STUDY_METRICS, compare_all
 from core.study.contract import STUDY_SCHEMA_VERSION, study_run, validate_study
 from core.study.folds import SPLITS, Fold, fault_location, make_folds
@@ -127,9 +131,15 @@ def run_study(
     recordings = list(plan.recordings() if callable(plan.recordings) else plan.recordings)
     folds = make_folds(plan.split, recordings, plan.window, plan.folds, plan.stride)
 
+    profiles: dict[str, dict[str, Any]] = {}
+
     def train_one(stage: Stage, seed: int, model: str, stop: Callable[[], bool] | None) -> dict[str, Any]:
-        run = train_run(stage, seed, model, stop, plan.device, emit)
-        return study_run(run, stage.key.variant[0] if plan.tune_lr else stage.key.variant)
+        fold = stage.key.variant[0] if plan.tune_lr else stage.key.variant
+        probe = fold == folds[0].index and seed == plan.seeds[0] and model in TRANSFORMER_VARIANTS
+        run = train_run(stage, seed, model, stop, plan.device, emit, keep_weights=probe)
+        if probe:
+            profiles[model] = probe_profile(stage, model, run.pop("weights"), fold, seed)
+        return study_run(run, fold)
 
     tuned = tune_learning_rates(plan, folds, emit, should_stop) if plan.tune_lr else None
     if tuned is None:
@@ -148,9 +158,29 @@ def run_study(
     runs, stopped = train_stages(stages, plan.seeds, train_one, plan.workers, plan.device, emit, should_stop)
     if stopped:
         raise PlanStopped(None)
-    study = build_study(plan, recordings, folds, list(itertools.chain.from_iterable(runs.values())), tuned)
+    finished = list(itertools.chain.from_iterable(runs.values()))
+    study = build_study(
+        plan, recordings, folds, finished, tuned, {m: profiles[m] for m in plan.models if m in profiles}
+    )
     validate_study(study)
     return study
+
+
+def probe_profile(stage: Stage, model_name: str, weights: dict[str, Any], fold: int, seed: int) -> dict[str, Any]:
+    """What one trained model attends to and what position signal it got, on its fold's test windows: the
+    arrays every visitor sees without the weights."""
+    windows = stage.windows
+    model = build_model(model_name, windows.window, len(windows.class_names), stage.config.model)
+    model.load_state_dict(weights)
+    x = torch.as_tensor(windows.x_test, dtype=torch.float32)
+    table = learned_table(model)
+    return {
+        "fold": fold,
+        "seed": seed,
+        "attention_by_offset": np.round(attention_by_offset(model, x), 6),
+        "energy_ratio": energy_ratio(model, x),
+        "learned_similarity_by_offset": None if table is None else np.round(similarity_by_offset(table), 6),
+    }
 
 
 def _at_rate(config: TrainConfig, rate: float) -> TrainConfig:
@@ -195,6 +225,7 @@ def build_study(
     folds: Sequence[Fold],
     runs: list[dict],
     tuned: dict[int, dict[str, float]] | None = None,
+    profiles: dict[str, dict[str, Any]] | None = None,
 ) -> dict:
     n_windows = sum(len(fold.windows.x_test) for fold in folds)
     dataset = plan.data_settings.get("dataset", "")
@@ -239,6 +270,8 @@ def build_study(
         ],
         "runs": runs,
         "comparisons": [],
+        "order_summary": order_summary(runs),
+        "profiles": profiles or {},
     }
     study = to_plain(study)
     study["comparisons"] = compare_all(study, plan.metric, plan.margin)
