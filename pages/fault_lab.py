@@ -101,7 +101,7 @@ st.fragment(lab.progress_panel, run_every=1.0 if running else None)()
 results = st.session_state.get(lab.RESULTS_KEY)
 if results is not None:
     st.header("4 · Results")
-    results_section(results)
+    results_section(results, data)
 
 # --- 5. Study --------------------------------------------------------------------------------------
 st.header("5 · Study: does positional encoding help?")

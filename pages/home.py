@@ -1,7 +1,14 @@
-"""Home: the story of why a Transformer needs positional encoding, with a link to each room of the lab."""
+"""Home: a live demo of order blindness first, then the story of why a Transformer needs positional encoding,
+each part with a small figure, and a path through the rooms of the lab."""
 
+import numpy as np
+import pandas as pd
 import streamlit as st
 
+from core.encodings import sinusoidal
+from core.figures import home as figures
+from core.order_demo import MAX_TOKENS, random_order, shuffle_demo
+from ui.common import show_figure
 from ui.entry import use_app_navigation
 from ui.rooms import built_rooms
 
@@ -15,6 +22,47 @@ st.markdown(
     "**Positions are 0-based everywhere in the app**: the first token is position 0."
 )
 
+st.header("Shuffle the words: self-attention does not notice")
+words = st.text_input(
+    "Tokens",
+    "dog bites man",
+    key="demo_tokens",
+    bind="query-params",
+    help=f"2 to {MAX_TOKENS} words; each gets a fixed random vector",
+).split()[:MAX_TOKENS]
+left, right = st.columns(2)
+seed = left.number_input("Shuffle", 0, 999, 1, key="demo_seed", bind="query-params", help="the seed of the shuffle")
+with_position = right.toggle("Add positional encoding before the layer", key="demo_pe", bind="query-params")
+if len(words) < 2:
+    st.error("Type at least two words.")
+else:
+    order = random_order(len(words), int(seed))
+    if list(order) == list(range(len(words))):
+        order = np.roll(order, 1)  # a shuffle that moves nothing would show nothing
+    demo = shuffle_demo(words, order, with_position)
+    st.markdown(f"Shuffled: **{' '.join(demo.words[i] for i in order)}**")
+    rows = pd.DataFrame(
+        [
+            {
+                "token": f"{i}: {w}",
+                "dimension": j,
+                "as typed": demo.outputs[i, j],
+                "shuffled, put back": demo.shuffled_back[i, j],
+            }
+            for i, w in enumerate(demo.words)
+            for j in range(demo.outputs.shape[1])
+        ]
+    )
+    show_figure(figures.shuffle_demo(demo), rows, "shuffle_demo")
+    st.metric("Largest difference between the two", f"{demo.largest_difference:.2g}")
+    st.caption(
+        "Without a position signal the two panels are the same up to rounding (about 1e-16): the layer gives every "
+        "word the same output wherever it stands, so a shuffled sentence is the same bag of words. Switch on the "
+        "positional encoding and the outputs change with the order."
+        if not with_position
+        else "With the positional encoding added, a word's output depends on where it stands: the shuffle shows."
+    )
+
 st.header("Why attention needs positions at all")
 st.markdown(
     "A recurrent network (RNN, LSTM) reads a sequence in order, one token per step: step t needs the state of "
@@ -24,6 +72,7 @@ st.markdown(
     'same way, nothing else changes. "dog bites man" and "man bites dog" look alike. Positional encoding '
     "puts the order back by adding a position-dependent vector to each token before the first layer."
 )
+show_figure(figures.position_heatmap(sinusoidal(32, 16)), pd.DataFrame(sinusoidal(32, 16)), "home_positions")
 
 st.header("Multi-head and masked attention")
 st.markdown(
@@ -33,6 +82,7 @@ st.markdown(
     "softmax, so token t only sees tokens 0..t: that is what lets a decoder be trained on whole sentences "
     "while still predicting each next token from the past alone."
 )
+show_figure(figures.causal_mask(8), pd.DataFrame(np.tril(np.ones((8, 8)))), "home_mask")
 
 st.header("Parallel training, step-by-step decoding")
 st.markdown(
@@ -40,6 +90,8 @@ st.markdown(
     "parallel pass (teacher forcing). Generation cannot: each new token depends on the ones produced before "
     "it, so decoding runs one step per token, feeding each output back in (with cached keys and values)."
 )
+n = np.arange(1, 65)
+show_figure(figures.steps(n), pd.DataFrame({"tokens": n, "training": 1, "decoding": n}), "home_steps")
 
 st.header("The fixed-vector bottleneck of seq2seq")
 st.markdown(
@@ -47,6 +99,10 @@ st.markdown(
     "fixed-size vector, the encoder's last state. Long sentences did not fit: quality fell with length. "
     "Attention removed the bottleneck by letting the decoder look back at every encoder state, and the "
     "Transformer kept only the attention."
+)
+lengths = np.arange(1, 101)
+show_figure(
+    figures.bottleneck(lengths, 512), pd.DataFrame({"tokens": lengths, "sentence": lengths * 512}), "home_bottleneck"
 )
 
 st.header("The fixed-length context of a vanilla Transformer")
@@ -57,6 +113,18 @@ st.markdown(
     "have almost no context: **context fragmentation**. Transformer-XL fixed it with segment-level recurrence "
     "(reusing the previous segment's hidden states) and, because absolute positions then clash, **relative** "
     "positional encodings, which is where the offset view of the Similarity page leads."
+)
+positions = np.arange(0, 2048, 8)
+show_figure(
+    figures.context(positions, 512), pd.DataFrame({"position": positions, "vanilla": positions % 512}), "home_context"
+)
+
+st.header("Start here")
+st.markdown(
+    "1. **Encoding matrix**: what the sinusoidal encoding looks like, and why simpler schemes fail.  \n"
+    "2. **Similarity vs offset**: why it encodes relative position: PE(t)·PE(t+k) depends on k alone.  \n"
+    "3. **Softmax saturation**: why attention scores are divided by √d_k.  \n"
+    "4. **Fault lab**: does any of it help a classifier of real bearing faults? Start with its studies' verdicts."
 )
 
 st.header("The rooms of the lab")

@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core import attention, encodings, similarity
+from core import attention, encodings, extrapolation, similarity
 from core.figures import similarity as figures
 from ui.common import page_intro, show_figure
 from ui.entry import use_app_navigation
@@ -182,3 +182,34 @@ if scheme == "RoPE":
     error = rope_shift_error(d_model, min(n_positions, MAX_SIDE), int(shift), float(base))
     st.metric(f"max |q_m·k_n − q_(m+{shift})·k_(n+{shift})| over m, n < {min(n_positions, MAX_SIDE)}", f"{error:.2e}")
     st.caption("Shift query and key together and every score stays put, to rounding: RoPE sees only n − m.")
+
+st.subheader("Beyond the trained length")
+st.markdown(
+    "A model trained on sequences of at most L positions never saw larger offsets. Stretching the context by a "
+    "factor s: **plain extrapolation** keeps ω_i = base^(−2i/d) and lets the slow pairs turn further than they "
+    "ever did; **position interpolation** divides every position by s, ω_i → ω_i / s (Chen et al., 2023); "
+    "**NTK-aware scaling** raises the base, base → base · s^(d/(d−2)) (bloc97, 2023), so the fast pairs keep "
+    "their resolution and only the slowest is slowed by s."
+)
+left, right = st.columns(2)
+train_len = left.slider("Trained length L", 16, 1024, 128, key="train_len", bind="query-params")
+scale = right.select_slider("Scaling factor s", [1, 2, 4, 8, 16], value=4, key="scale", bind="query-params")
+far = np.arange(int(train_len * scale) + 1)
+q_vec, k_vec = attention.random_query_key(d_model, seed=0)
+for name, score in (
+    ("RoPE score q·k against offset", lambda m: extrapolation.rope_score(q_vec, k_vec, far, float(base), m, scale)),
+    (
+        "Sinusoidal PE(t)·PE(t+k) against offset",
+        lambda m: extrapolation.sinusoidal_score(far, d_model, float(base), m, scale),
+    ),
+):
+    curves = {method: score(method) for method in extrapolation.METHODS}
+    key = "beyond_rope" if name.startswith("RoPE") else "beyond_sinusoidal"
+    show_figure(figures.beyond_trained(far, curves, train_len, name), pd.DataFrame({"offset": far, **curves}), key)
+unseen = {
+    m: extrapolation.unseen_share(far, d_model, float(base), m, scale, train_len)[-1] for m in extrapolation.METHODS
+}
+st.caption(
+    f"At the largest offset, s·L = {far[-1]}: the share of frequency pairs turned further than training ever turned "
+    "them is " + ", ".join(f"{m} {100 * v:.0f} %" for m, v in unseen.items()) + "."
+)

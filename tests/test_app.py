@@ -37,3 +37,19 @@ def test_every_page_runs_through_navigation():
         at.switch_page(page).run()
         assert not at.exception, (page, [e.message for e in at.exception])
         assert at.title, page
+
+
+def test_home_opens_with_the_live_demo_of_order_blindness():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    assert at.header[0].value.startswith("Shuffle the words")
+    assert float(at.metric[0].value) < 1e-12  # no position signal: the same outputs, shuffled
+    at.text_input(key="demo_tokens").set_value("the cat sat on the mat today").run()
+    assert not at.exception and float(at.metric[0].value) < 1e-12
+    shuffled = next(m.value for m in at.markdown if m.value.startswith("Shuffled:"))
+    assert sorted(shuffled.removeprefix("Shuffled: **").removesuffix("**").split()) == sorted(
+        "the cat sat on the mat today".split()
+    )
+    at.toggle(key="demo_pe").set_value(True).run()
+    assert float(at.metric[0].value) > 1e-3  # with the position signal, the shuffle changes the outputs
+    at.text_input(key="demo_tokens").set_value("alone").run()
+    assert [e.value for e in at.error] == ["Type at least two words."]

@@ -224,8 +224,13 @@ def test_shared_link_as_first_visit_goes_through_the_app_navigation(server, brow
 
 
 def test_home_page_renders_and_links_every_room(server, browser):
-    with _opened(browser, server, "Why attention needs positions at all", "home") as page:
+    with _opened(browser, server, "Why attention needs positions at all", "home", plots=6) as page:
         _assert_no_error_box(page)
+        demo = page.locator(_figure_selector("shuffle_demo"))
+        expect(demo).to_have_count(1)
+        expect(demo.locator(".heatmaplayer, .hm, image").first).to_be_attached(
+            timeout=WAIT_MS
+        )  # drawn, not just placed
         assert page.title() == "PE Lab"
         assert page.get_by_text("0-based").count() >= 1
         rooms = built_rooms()

@@ -6,7 +6,7 @@ from streamlit.testing.v1 import AppTest
 
 from core import similarity
 from tests import apptest_utils
-from tests.apptest_utils import as_array, figure_traces
+from tests.apptest_utils import as_array, figure_traces, run_page, trace_array
 
 PAGE = "pages/similarity.py"
 
@@ -110,3 +110,18 @@ def test_odd_d_model_in_a_link_falls_back_to_even():
     app = run_page(d="127")
     assert any("odd" in warning.value for warning in app.warning)
     assert as_array(figure_traces(app, "dot_product_vs_offset")[0]["y"])[0] == pytest.approx(63.0)
+
+
+def test_beyond_the_trained_length_shows_at_defaults_and_follows_its_controls():
+    at = run_page("pages/similarity.py")
+    assert "Beyond the trained length" in [s.value for s in at.subheader]
+    rope = figure_traces(at, "beyond_rope")
+    assert [t["name"] for t in rope] == ["plain extrapolation", "position interpolation", "NTK-aware scaling"]
+    assert trace_array(rope[0], "x").size == 4 * 128 + 1
+    at.slider(key="train_len").set_value(64).run()
+    at.select_slider(key="scale").set_value(2).run()
+    assert not at.exception
+    assert trace_array(figure_traces(at, "beyond_sinusoidal")[0], "x").size == 2 * 64 + 1
+    assert at.caption[-1].value.startswith("At the largest offset, s·L = 128")
+    linked = run_page("pages/similarity.py", {"train_len": "256", "scale": "8"})
+    assert trace_array(figure_traces(linked, "beyond_rope")[1], "x")[-1] == 2048

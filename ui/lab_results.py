@@ -18,6 +18,8 @@ from core.experiment import command_line
 from core.figures import fault_lab as figures
 from ui.common import show_figure, show_table
 from ui.fault_lab import WEIGHTS_KEY, files_to_save
+from ui.lab_data import LoadedData
+from ui.lab_inside import attention_section, order_section
 
 
 def per_model(results: Mapping[str, Any]) -> tuple[dict[str, np.ndarray], dict[str, list[float]]]:
@@ -62,7 +64,7 @@ def _noise_figure(block: Mapping[str, Any]) -> None:
 EVALUATION_FIGURES = {"noise": _noise_figure}  # evaluations whose block also gets a figure on the page
 
 
-def results_section(results: Mapping[str, Any]) -> None:
+def results_section(results: Mapping[str, Any], data: LoadedData) -> None:
     config = results["config"]
     data = config["data"]
     st.caption(
@@ -89,6 +91,8 @@ def results_section(results: Mapping[str, Any]) -> None:
         pd.DataFrame(per_class, index=names).rename_axis("class").reset_index(),
         "per_class_f1",
     )
+    order_section(results["order_summary"])
+    attention_section(results, data)
     for evaluation in evaluations.registered():
         if evaluation.key not in results:
             continue

@@ -31,6 +31,7 @@ from core.study.views import (
 from ui.common import show_figure, show_table
 from ui.fault_lab import JOB_KEY, MESSAGE_KEY, RESULTS_KEY, STUDY_KEY, WEIGHTS_KEY, LabSettings, training_workers
 from ui.lab_data import LoadedData
+from ui.lab_inside import order_section, profile_section
 from ui.lab_results import confusion_frame
 
 RESULTS_DIR = Path(__file__).resolve().parents[1] / "results"
@@ -99,6 +100,9 @@ def show_study(study: dict[str, Any]) -> None:
     show_figure(figures.fold_heatmap(scores, config["metric"]), scores.reset_index(), "study_folds")
     widths = half_widths(study, a, b, config["metric"])
     show_figure(figures.half_width_curves(widths), widths, "study_half_widths")
+    order_section(study["order_summary"])
+    model_config = config["train"]["model"]
+    profile_section(study["profiles"], model_config["d_model"] or model_config["patch"])
     matrices = pooled_confusion(study)
     show_figure(
         lab_figures.confusion_matrices(matrices, study["class_names"]),

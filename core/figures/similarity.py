@@ -88,3 +88,17 @@ def shift_vectors(
     ]
     title = f"One rotation carries PE({start}) to PE({start + offset})"
     return go.Figure(traces, _layout(title, "dimension", "value", height=360, yaxis=dict(range=[-1.05, 1.05])))
+
+
+def beyond_trained(offsets: np.ndarray, curves: dict[str, np.ndarray], train_len: int, title: str) -> go.Figure:
+    """A score against the offset under each scaling method, the trained length marked and what lies past it
+    shaded."""
+    figure = go.Figure()
+    figure.add_vrect(x0=train_len, x1=float(offsets[-1]), fillcolor="#b5504b", opacity=0.08, line_width=0)
+    figure.add_vline(x=train_len, line_color="#b5504b", line_dash="dash", annotation_text="trained length")
+    for name, values in curves.items():
+        figure.add_trace(go.Scatter(x=offsets, y=values, mode="lines", name=name))
+    figure.update_xaxes(title="offset (positions)")
+    figure.update_yaxes(title="score")
+    figure.update_layout(title=title, height=360, margin=dict(l=60, r=20, t=50, b=50))
+    return figure

@@ -1,0 +1,137 @@
+"""The Fault lab's look inside the trained models: how much each uses token order, where it attends (for the
+runs trained here, whose weights the session holds), and what position signal it got."""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+import torch
+
+from core.encodings import sinusoidal
+from core.figures import inside as figures
+from core.models import ModelConfig, build_model, has_position
+from core.probes.attention import attention_by_offset, attention_weights
+from core.probes.position import energy_ratio, learned_table, similarity_by_offset
+from core.probes.tables import order_table
+from core.vibration import DataError, make_windows
+from ui.common import show_figure, show_table
+from ui.fault_lab import WEIGHTS_KEY
+from ui.lab_data import LoadedData
+
+STORY = (
+    "Model A has no position signal and averages its tokens: it classifies a window as a bag of patches, so "
+    "shuffling cannot change a single prediction (the home page shows why, live). A drop for B or B-learned is "
+    "read against A's zero and the CNN's, not against chance."
+)
+
+
+def order_section(summary: dict[str, Any]) -> None:
+    st.subheader("How much does each model use token order?")
+    show_table(order_table(summary), "order_test")
+    st.caption(STORY)
+    st.page_link("pages/home.py", label="Order blindness, live, on the home page", icon=":material/shuffle:")
+
+
+def profile_section(profiles: dict[str, Any], width: int | None = None) -> None:
+    """Attention against offset and the position energy of a study's stored profiles (no weights needed)."""
+    if not profiles:
+        return
+    lines = {model: np.asarray(p["attention_by_offset"]) for model, p in profiles.items()}
+    frame = pd.DataFrame(
+        [
+            {"model": m, "layer": layer + 1, "offset": int(o - (len(row) - 1) // 2), "weight": w}
+            for m, profile in lines.items()
+            for layer, row in enumerate(profile)
+            for o, w in enumerate(row)
+        ]
+    )
+    show_figure(figures.attention_by_offset(lines), frame, "attention_offset")
+    ratios = {m: p["energy_ratio"] for m, p in profiles.items() if p["energy_ratio"] is not None}
+    if ratios:
+        st.caption(
+            "Position energy / token energy at the encoder input: "
+            + ", ".join(f"{m} {r:.2f}" for m, r in ratios.items())
+            + " (near 1: the position signal is as loud as the content)."
+        )
+    learned = {
+        m: np.asarray(p["learned_similarity_by_offset"])
+        for m, p in profiles.items()
+        if p["learned_similarity_by_offset"]
+    }
+    if learned and width:  # the sinusoids of the same width and length, for comparison
+        table = sinusoidal(len(next(iter(learned.values()))), width)
+        curves = {"sinusoidal": similarity_by_offset(table), **{f"{m} (learned)": v for m, v in learned.items()}}
+        show_figure(
+            figures.position_similarity(curves),
+            pd.DataFrame(curves).rename_axis("offset").reset_index(),
+            "position_similarity",
+        )
+
+
+def _models(results: dict[str, Any]) -> dict[str, torch.nn.Module] | None:
+    weights = st.session_state.get(WEIGHTS_KEY)
+    if not weights:
+        return None
+    state_dicts = torch.load(io.BytesIO(weights), weights_only=True)
+    config = ModelConfig(**results["config"]["train"]["model"])
+    window, classes = results["config"]["data"]["window"], len(results["class_names"])
+    models = {}
+    for model in results["config"]["models"]:
+        key = f"{model}/seed{results['config']['seeds'][0]}"
+        if key in state_dicts and model != "CNN":
+            models[model] = build_model(model, window, classes, config)
+            models[model].load_state_dict(state_dicts[key])
+    return models
+
+
+def attention_section(results: dict[str, Any], data: LoadedData) -> None:
+    st.subheader("Where do the trained models attend?")
+    models = _models(results)
+    if models is None:
+        st.info("Attention maps need the trained weights, which a saved results file does not hold: train again.")
+        return
+    config = results["config"]["data"]
+    try:
+        windows = make_windows(data.recordings, window=config["window"], mode=config["split_mode"])
+    except DataError:
+        windows = None
+    if windows is None or windows.class_names != results["class_names"] or len(windows.x_test) == 0:
+        st.info("The current data are not the data these models were trained on: train again to see their attention.")
+        return
+    x = torch.as_tensor(windows.x_test)
+    left, right = st.columns([3, 1])
+    index = left.slider("Test window", 0, len(x) - 1, 0, key="att_window")
+    per_head = right.checkbox("Per head", key="att_heads")
+    shown = {m: model for m, model in models.items() if m in ("A", "B")} or models
+    maps = {
+        m: attention_weights(model, x[index : index + 1])[:, 0] for m, model in shown.items()
+    }  # (layers, heads, T, T)
+    st.caption(f"Window {index}: class {results['class_names'][int(windows.y_test[index])]}.")
+    for layer in range(next(iter(maps.values())).shape[0]):
+        if per_head:
+            heads = {f"{m}, head {h + 1}": w[layer, h] for m, w in maps.items() for h in range(w.shape[1])}
+        else:
+            heads = {f"{m}, layer {layer + 1}": w[layer].mean(axis=0) for m, w in maps.items()}
+        frame = pd.DataFrame(
+            [
+                {"map": k, "query": q, "key": kk, "weight": v[q, kk]}
+                for k, v in heads.items()
+                for q in range(v.shape[0])
+                for kk in range(v.shape[1])
+            ]
+        )
+        show_figure(figures.attention_maps(heads), frame, f"attention_layer{layer + 1}")
+    profiles = {
+        m: {
+            "attention_by_offset": attention_by_offset(model, x),
+            "energy_ratio": energy_ratio(model, x) if has_position(m) else None,
+            "learned_similarity_by_offset": None if (t := learned_table(model)) is None else similarity_by_offset(t),
+        }
+        for m, model in models.items()
+    }
+    model_config = results["config"]["train"]["model"]
+    profile_section(profiles, model_config["d_model"] or model_config["patch"])
