@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable, Sequence
 
+from core.evaluations.base import parse_list
 from core.models import MODEL_NAMES, TOKEN_KINDS, ModelConfig
 from core.training import LR_SCHEDULES, TrainConfig
 
@@ -38,7 +39,13 @@ def add_model_arguments(parser: argparse.ArgumentParser, ints: Callable[[str], l
     model.add_argument("--ff-dim", type=int, help="encoder feed-forward width (default 4 x d_model)")
     model.add_argument("--dropout", type=float, default=ModelConfig.dropout)
     model.add_argument("--pe-base", type=float, default=ModelConfig.pe_base)
-    model.add_argument("--pe-scale", type=float, default=ModelConfig.pe_scale, help="factor on the positional encoding")
+    model.add_argument(
+        "--pe-scale",
+        type=parse_list("floats"),
+        default=[ModelConfig.pe_scale],
+        help="factor on the positional encoding"
+        + ("; several, e.g. 0,0.1,0.3,1, sweep the models with one" if sweep else ""),
+    )
     model.add_argument("--embed-scale", action="store_true", help="multiply the embedding by sqrt(d_model)")
     model.add_argument(
         "--input-dropout-for-all",
@@ -81,7 +88,7 @@ def train_config(args: argparse.Namespace) -> TrainConfig:
         ff_dim=args.ff_dim,
         dropout=args.dropout,
         pe_base=args.pe_base,
-        pe_scale=args.pe_scale,
+        pe_scale=args.pe_scale[0],
         embed_scale=args.embed_scale,
         input_dropout_for_all=args.input_dropout_for_all,
     )

@@ -5,6 +5,7 @@ script until the background job has finished."""
 from __future__ import annotations
 
 import io
+import json
 import time
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from streamlit.testing.v1 import AppTest
 from core import results as results_json
 from core.models import ModelConfig, check_model_settings
 from core.vibration import example_csv
-from tests.apptest_utils import ROOT, figures, trace_array
+from tests.apptest_utils import ROOT, figure_traces, figures, trace_array
 from ui import fault_lab as lab
 from ui import lab_data
 
@@ -396,3 +397,31 @@ def test_the_class_prefix_switch_and_a_flat_channel_refused_for_training():
     assert data.labels == ["healthy_load"]
     assert any("channel s2 is flat" in w.value for w in at.warning)
     assert any("is flat" in e for e in errors(at)) and at.button(key="train").disabled
+
+
+def test_inside_the_trained_models_order_test_and_attention_maps(trained):
+    at = trained
+    results = at.session_state[lab.RESULTS_KEY]
+    order = next(frame.value for frame in at.dataframe if "drop, shuffled tokens (points)" in frame.value.columns)
+    assert list(order["model"]) == ["A", "B"] and order.loc[0, "drop, shuffled tokens (points)"].startswith("+0.0")
+    assert set(results["order_summary"]) == {"A", "B"}
+    names = [chart.proto.id for chart in at.get("plotly_chart")]
+    assert any(n.endswith("fig_attention_layer1") for n in names)
+    assert any(n.endswith("fig_attention_offset") for n in names)
+    at.slider(key="att_window").set_value(3).run()
+    at.checkbox(key="att_heads").check().run()
+    assert not at.exception
+    maps = figure_traces(at, "attention_layer1")
+    assert len(maps) == 2 * 4  # A and B, four heads each
+    assert any(c.value.startswith("Window 3: class") for c in at.caption)
+
+
+def test_a_reopened_results_file_shows_the_order_test_and_asks_to_retrain_for_attention(trained):
+    at = trained
+    saved = json.dumps(at.session_state[lab.RESULTS_KEY]).encode()
+    fresh = open_lab()
+    fresh.file_uploader(key="open_json").set_value(("results.json", saved, "application/json")).run()
+    fresh.button(key="open_file").click().run()
+    assert not fresh.exception
+    assert any("drop, shuffled tokens (points)" in frame.value.columns for frame in fresh.dataframe)
+    assert any("Attention maps need the trained weights" in i.value for i in fresh.info)

@@ -6,7 +6,7 @@ from streamlit.testing.v1 import AppTest
 
 from core import similarity
 from tests import apptest_utils
-from tests.apptest_utils import as_array, figure_traces, run_page, trace_array
+from tests.apptest_utils import as_array, figure_traces, trace_array
 
 PAGE = "pages/similarity.py"
 
@@ -113,7 +113,7 @@ def test_odd_d_model_in_a_link_falls_back_to_even():
 
 
 def test_beyond_the_trained_length_shows_at_defaults_and_follows_its_controls():
-    at = run_page("pages/similarity.py")
+    at = run_page()
     assert "Beyond the trained length" in [s.value for s in at.subheader]
     rope = figure_traces(at, "beyond_rope")
     assert [t["name"] for t in rope] == ["plain extrapolation", "position interpolation", "NTK-aware scaling"]
@@ -123,5 +123,5 @@ def test_beyond_the_trained_length_shows_at_defaults_and_follows_its_controls():
     assert not at.exception
     assert trace_array(figure_traces(at, "beyond_sinusoidal")[0], "x").size == 2 * 64 + 1
     assert at.caption[-1].value.startswith("At the largest offset, s·L = 128")
-    linked = run_page("pages/similarity.py", {"train_len": "256", "scale": "8"})
+    linked = run_page(train_len="256", scale="8")
     assert trace_array(figure_traces(linked, "beyond_rope")[1], "x")[-1] == 2048

@@ -94,3 +94,24 @@ def test_attention_of_a_model_and_its_position_signal():
     learned = learned_table(build_model("B-learned", 64, 3, CONFIG))
     assert learned.shape == (8, 8) and learned_table(b) is None  # 8 tokens, d_model = patch 8
     assert np.allclose(np.diag(cosine_matrix(learned)), 1) and similarity_by_offset(learned)[0] == pytest.approx(1)
+
+
+def test_b_at_pe_scale_0_is_b_nope_bit_for_bit_and_the_sweep_runs_from_the_cli(tmp_path):
+    from core.experiment import command_line, main
+    from core.results import load_results
+    from core.vibration import make_windows, synthetic_bearing_set
+
+    windows = make_windows(
+        synthetic_bearing_set(seed=0, duration_s=1.0, classes=("normal", "IR007", "OR007")), window=128
+    )
+    config = TrainConfig(model=ModelConfig(patch=16, n_heads=2, n_layers=1, pe_scale=0.0), epochs=2)
+    silent, plain = train(windows, "B", config, seed=4), train(windows, "B-noPE", config, seed=4)
+    assert silent["history"] == plain["history"] and silent["predictions"] == plain["predictions"]
+    out = tmp_path / "r.json"
+    argv = "--duration 1.0 --models A,B,B-learned --seeds 0 --epochs 1 --window 128 --patch 16 --heads 2 --layers 1"
+    assert main([*argv.split(), "--pe-scale", "0,0.5", "--quiet", "--out", str(out)]) == 0
+    results = load_results(out)
+    block = results["pe_scale_sweep"]
+    assert block["scales"] == [0.0, 0.5] and block["models"] == ["B", "B-learned"]
+    assert results["config"]["train"]["model"]["pe_scale"] == 0.0  # the experiment runs at the first scale
+    assert "--pe-scale 0,0.5" in command_line(results["config"])

@@ -15,7 +15,7 @@ from core.encodings import sinusoidal
 from core.figures import inside as figures
 from core.models import ModelConfig, build_model, has_position
 from core.probes.attention import attention_by_offset, attention_weights
-from core.probes.position import energy_ratio, learned_table, similarity_by_offset
+from core.probes.position import cosine_matrix, energy_ratio, learned_table, similarity_by_offset
 from core.probes.tables import order_table
 from core.vibration import DataError, make_windows
 from ui.common import show_figure, show_table
@@ -32,8 +32,7 @@ STORY = (
 def order_section(summary: dict[str, Any]) -> None:
     st.subheader("How much does each model use token order?")
     show_table(order_table(summary), "order_test")
-    st.caption(STORY)
-    st.page_link("pages/home.py", label="Order blindness, live, on the home page", icon=":material/shuffle:")
+    st.caption(STORY + " [Order blindness, live, on the home page](/)")
 
 
 def profile_section(profiles: dict[str, Any], width: int | None = None) -> None:
@@ -135,3 +134,15 @@ def attention_section(results: dict[str, Any], data: LoadedData) -> None:
     }
     model_config = results["config"]["train"]["model"]
     profile_section(profiles, model_config["d_model"] or model_config["patch"])
+    st.page_link(
+        "pages/similarity.py",
+        label="Compare: the dot product against offset of the sinusoids",
+        icon=":material/show_chart:",
+    )
+    if "B-learned" in models:
+        matrix = cosine_matrix(learned_table(models["B-learned"]))
+        show_figure(
+            figures.similarity_matrix(matrix, "B-learned's trained position table: cosine similarity"),
+            pd.DataFrame(matrix),
+            "learned_table",
+        )

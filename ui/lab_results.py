@@ -66,12 +66,12 @@ EVALUATION_FIGURES = {"noise": _noise_figure}  # evaluations whose block also ge
 
 def results_section(results: Mapping[str, Any], data: LoadedData) -> None:
     config = results["config"]
-    data = config["data"]
+    cut = config["data"]
     st.caption(
-        f"{data['dataset']} data · {data['split_mode']} split · window {data['window']} · seeds {config['seeds']} · "
+        f"{cut['dataset']} data · {cut['split_mode']} split · window {cut['window']} · seeds {config['seeds']} · "
         f"{results['runs'][0]['device']}"
     )
-    if data["split_mode"] == "random":
+    if cut["split_mode"] == "random":
         st.warning("These numbers come from the leaky random split.")
     show_table(report.results_table(results), "results_table")
     st.info(results["verdict"])

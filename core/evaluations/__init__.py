@@ -4,6 +4,7 @@
     noise              test windows with white noise at set SNRs        --snr=-4,0,4,8
     cross_load         train at some motor loads, test at others       --train-loads 0 --test-loads 1,2,3
     d_model_sweep      the embedding models at several widths           --d-model 16,32,64,128
+    pe_scale_sweep     the position-signal models at several pe_scales  --pe-scale 0,0.1,0.3,1
 
 The CLI parser, the page's evaluation controls, the Plan's settings, the results validator and the report
 all read this registry; adding an evaluation is adding a module that calls `register(MyEvaluation)`.
@@ -23,6 +24,7 @@ from core.evaluations.base import MAIN, Evaluation, RunsByStage, Setting, StageK
 from core.evaluations.cross_load import CrossLoad
 from core.evaluations.d_model_sweep import DModelSweep
 from core.evaluations.noise import Noise
+from core.evaluations.pe_scale_sweep import PEScaleSweep
 from core.evaluations.split_comparison import SplitComparison
 
 if TYPE_CHECKING:
@@ -53,7 +55,7 @@ def registered() -> list[type[Evaluation]]:
     return list(_REGISTRY.values())
 
 
-for _evaluation in (SplitComparison, Noise, CrossLoad, DModelSweep):
+for _evaluation in (SplitComparison, Noise, CrossLoad, DModelSweep, PEScaleSweep):
     register(_evaluation)
 
 

@@ -59,3 +59,11 @@ def position_similarity(by_offset: Mapping[str, np.ndarray]) -> go.Figure:
     figure.update_xaxes(title="offset k (tokens)")
     figure.update_yaxes(title="cosine similarity")
     return _layout(figure, "Position similarity against offset: learned table vs sinusoids", height=340)
+
+
+def similarity_matrix(matrix: np.ndarray, title: str) -> go.Figure:
+    """Cosine similarity between positions of a position table (positions down and across)."""
+    figure = go.Figure(go.Heatmap(z=matrix, colorscale="RdBu", zmin=-1, zmax=1))
+    figure.update_yaxes(autorange="reversed", title="position")
+    figure.update_xaxes(title="position")
+    return _layout(figure, title, height=360)
