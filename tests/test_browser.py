@@ -190,7 +190,7 @@ ROOMS = [
         "similarity",
         "Similarity vs offset",
         "The same picture for the other schemes",
-        5,
+        7,  # five, and the two beyond the trained length
         "d=64&n=256&kmax=32&scheme=RoPE&s=9",
         {"d": "64", "n": "256", "kmax": "32", "s": "9"},
         {"scheme": "RoPE"},

@@ -134,11 +134,7 @@ def attention_section(results: dict[str, Any], data: LoadedData) -> None:
     }
     model_config = results["config"]["train"]["model"]
     profile_section(profiles, model_config["d_model"] or model_config["patch"])
-    st.page_link(
-        "pages/similarity.py",
-        label="Compare: the dot product against offset of the sinusoids",
-        icon=":material/show_chart:",
-    )
+    st.caption("Compare with the sinusoids' dot product against offset on the [Similarity page](/similarity).")
     if "B-learned" in models:
         matrix = cosine_matrix(learned_table(models["B-learned"]))
         show_figure(
