@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable, Sequence
 
+from core.backends import BACKENDS, INSTALL, backend
 from core.evaluations.base import parse_list
 from core.models import MODEL_NAMES, TOKEN_KINDS, ModelConfig
 from core.training import LR_SCHEDULES, TrainConfig
@@ -58,6 +59,13 @@ def add_model_arguments(parser: argparse.ArgumentParser, ints: Callable[[str], l
 def add_training_arguments(
     parser: argparse.ArgumentParser, ints: Callable[[str], list[int]], seeds: Sequence[int]
 ) -> None:
+    cluster = parser.add_argument_group("where runs execute")
+    cluster.add_argument(
+        "--backend", choices=BACKENDS, default="local", help=f"local threads, or a Ray cluster ({INSTALL})"
+    )
+    cluster.add_argument(
+        "--ray-address", default="auto", help="Ray cluster address; auto joins a running one (ray start --head)"
+    )
     training = parser.add_argument_group("training")
     training.add_argument("--seeds", type=ints, default=list(seeds))
     training.add_argument("--epochs", type=int, default=TrainConfig.epochs)
@@ -103,3 +111,14 @@ def train_config(args: argparse.Namespace) -> TrainConfig:
         lr_schedule=args.lr_schedule,
         warmup_epochs=args.warmup_epochs,
     )
+
+
+def runs_at_once(args: argparse.Namespace, device: str | None) -> tuple[int, str, str]:
+    """(workers, backend, address): --workers, or what the backend takes at once (one per GPU on a GPU)."""
+    from core.training import default_workers
+
+    runner = backend(args.backend, args.ray_address)
+    if args.workers is not None:
+        return args.workers, args.backend, args.ray_address
+    workers = runner.workers(args.threads) if runner is not None else default_workers(args.threads, device)
+    return workers, args.backend, args.ray_address

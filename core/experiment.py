@@ -28,14 +28,13 @@ from pathlib import Path
 from typing import Any
 
 from core import evaluations, report
-from core.cli_args import add_model_arguments, add_training_arguments, train_config
+from core.cli_args import add_model_arguments, add_training_arguments, runs_at_once, train_config
 from core.contract import METRICS
 from core.data_spec import DataSpec
 from core.evaluations.base import parse_list
 from core.plan import DEFAULT_SHARES, Event, Plan, RunFinished, StageStarted, run_plan
 from core.report import format_list, format_number
 from core.results import save_results
-from core.training import default_workers
 from core.vibration import DataError
 from core.vibration.windows import MODES, WindowSet
 
@@ -104,6 +103,7 @@ def make_plan(args: argparse.Namespace) -> Plan:
     spec = DataSpec.from_args(args, loads=evaluations.data_loads(evaluation_values))
     recordings = spec.load()
     device = None if args.device == "auto" else args.device
+    workers, backend_name, address = runs_at_once(args, device)
     return Plan(
         data=list(recordings),
         models=args.models,
@@ -121,7 +121,9 @@ def make_plan(args: argparse.Namespace) -> Plan:
             "seed": args.data_seed if args.split_seed is None else args.split_seed,
         },
         evaluations=evaluation_values,
-        workers=args.workers if args.workers is not None else default_workers(args.threads, device),
+        workers=workers,
+        backend=backend_name,
+        ray_address=address,
     )
 
 

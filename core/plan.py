@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from core import evaluations
+from core import backends, evaluations
 from core.contract import METRICS
 from core.evaluations import MAIN, Evaluation, StageKey
 from core.models import MODEL_NAMES
@@ -69,6 +69,8 @@ class Plan:
     windowing: Mapping[str, Any] = field(default_factory=dict)
     evaluations: Mapping[str, Any] = field(default_factory=dict)
     workers: int = 1  # runs trained side by side, each in a thread with `config.threads` torch threads
+    backend: str = "local"  # or "ray": each run a Ray task (core.backends); the numbers do not change
+    ray_address: str = "auto"
     active: list[Evaluation] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -259,8 +261,10 @@ def run_plan(
         for evaluation in plan.active:
             test_sets.update(evaluation.run_test_sets(stage, seed))
         keep_weights = plan.keep_weights and stage.key == MAIN
-        return train_run(stage, seed, model, stop, plan.device, emit, test_sets, keep_weights)
+        return train_run(stage, seed, model, stop, plan.device, emit, test_sets, keep_weights, trainer)
 
+    runner = backends.backend(plan.backend, plan.ray_address)
+    trainer = None if runner is None else runner.train
     runs, stopped = train_stages(stages, plan.seeds, train_one, plan.workers, plan.device, emit, should_stop)
     if stopped:
         done = runs[MAIN]
@@ -282,14 +286,17 @@ def train_run(
     emit: Callable[[Event], None],
     test_sets: dict[str, tuple[Any, Any]] | None = None,
     keep_weights: bool = False,
+    trainer: Callable[..., dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """One training run of a stage, announced (RunStarted) and followed (EpochEnded) through `emit`."""
+    """One training run of a stage, announced (RunStarted) and followed (EpochEnded, on the local backend)
+    through `emit`; `trainer` replaces core.training.train (core.backends.RayBackend.train)."""
     emit(RunStarted(stage.key, model, seed))
 
     def epoch_ended(epoch: int, metrics: dict[str, float]) -> None:
         emit(EpochEnded(stage.key, model, seed, epoch, metrics))
 
-    run = train(stage.windows, model, stage.config, seed, device, epoch_ended, stop, keep_weights, test_sets or None)
+    fit = trainer or train
+    run = fit(stage.windows, model, stage.config, seed, device, epoch_ended, stop, keep_weights, test_sets or None)
     run["stage"] = stage.key.label
     return run
 

@@ -84,7 +84,7 @@ else:
         pd.DataFrame(counts).fillna(0).astype(int).rename_axis("class").reset_index(),
         "windows_per_class",
     )
-st.caption(f"Device: {lab.device_name()}.")
+st.caption(f"Device: {lab.device_name()}. Runs execute on {lab.where_runs_execute()}.")
 if problem:
     st.error(problem)
 busy = st.session_state.get(lab.JOB_KEY) is not None

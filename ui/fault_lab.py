@@ -9,6 +9,7 @@ same settings with the same words.
 from __future__ import annotations
 
 import io
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,6 +18,7 @@ import streamlit as st
 import torch
 
 from core import evaluations, jobs
+from core.backends import ADDRESS_VARIABLE, BackendError, backend
 from core.data_spec import DataSpec
 from core.figures import fault_lab as figures
 from core.models import MODEL_DESCRIPTIONS, MODEL_NAMES, ModelConfig, check_model_settings
@@ -41,10 +43,28 @@ def device_name() -> str:
     return describe_device(pick_device(None))
 
 
+def cluster_address() -> str | None:
+    """The Ray cluster this server sends training to (PE_LAB_RAY_ADDRESS), or None: it trains itself."""
+    return os.environ.get(ADDRESS_VARIABLE) or None
+
+
+def where_runs_execute() -> str:
+    address = cluster_address()
+    if address is None:
+        return f"this server ({device_name()})"
+    try:
+        return backend("ray", address).where() + f" at {address}"
+    except BackendError as error:
+        return f"nowhere yet: {error}"
+
+
 def training_workers() -> int:
     """Runs trained side by side, one torch thread each, at most MAX_TRAINING_WORKERS. One torch thread per
     run matters: two OpenMP threads of one run beside the Streamlit server were measured to slow training
     many-fold on a 2-core host, while single-threaded runs only share the cores."""
+    address = cluster_address()
+    if address is not None:
+        return backend("ray", address).workers(1)
     return default_workers(threads=1, cap=MAX_TRAINING_WORKERS)
 
 

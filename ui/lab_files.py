@@ -5,7 +5,6 @@ separator, the header, a rate, the interpretation in words), an editable table o
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -159,7 +158,3 @@ def own_files_controls(load: Any, replace_data: Any) -> None:
             "Files at different rates are resampled to the lowest. Comma, semicolon, tab or whitespace separated; "
             "decimal commas, a header or none, `#` comments are fine."
         )
-
-
-def file_names(files: Sequence[Any]) -> list[str]:
-    return [Path(f.name).name for f in files]

@@ -29,13 +29,13 @@ STORY = (
 )
 
 
-def order_section(summary: dict[str, Any]) -> None:
+def order_section(summary: dict[str, Any], name: str = "order_test") -> None:
     st.subheader("How much does each model use token order?")
-    show_table(order_table(summary), "order_test")
+    show_table(order_table(summary), name)
     st.caption(STORY + " [Order blindness, live, on the home page](/)")
 
 
-def profile_section(profiles: dict[str, Any], width: int | None = None) -> None:
+def profile_section(profiles: dict[str, Any], width: int | None = None, prefix: str = "") -> None:
     """Attention against offset and the position energy of a study's stored profiles (no weights needed)."""
     if not profiles:
         return
@@ -48,7 +48,7 @@ def profile_section(profiles: dict[str, Any], width: int | None = None) -> None:
             for o, w in enumerate(row)
         ]
     )
-    show_figure(figures.attention_by_offset(lines), frame, "attention_offset")
+    show_figure(figures.attention_by_offset(lines), frame, f"{prefix}attention_offset")
     ratios = {m: p["energy_ratio"] for m, p in profiles.items() if p["energy_ratio"] is not None}
     if ratios:
         st.caption(
@@ -67,7 +67,7 @@ def profile_section(profiles: dict[str, Any], width: int | None = None) -> None:
         show_figure(
             figures.position_similarity(curves),
             pd.DataFrame(curves).rename_axis("offset").reset_index(),
-            "position_similarity",
+            f"{prefix}position_similarity",
         )
 
 

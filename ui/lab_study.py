@@ -29,7 +29,16 @@ from core.study.views import (
     primary_by_metric,
 )
 from ui.common import show_figure, show_table
-from ui.fault_lab import JOB_KEY, MESSAGE_KEY, RESULTS_KEY, STUDY_KEY, WEIGHTS_KEY, LabSettings, training_workers
+from ui.fault_lab import (
+    JOB_KEY,
+    MESSAGE_KEY,
+    RESULTS_KEY,
+    STUDY_KEY,
+    WEIGHTS_KEY,
+    LabSettings,
+    cluster_address,
+    training_workers,
+)
 from ui.lab_data import LoadedData
 from ui.lab_inside import order_section, profile_section
 from ui.lab_results import confusion_frame
@@ -100,9 +109,9 @@ def show_study(study: dict[str, Any]) -> None:
     show_figure(figures.fold_heatmap(scores, config["metric"]), scores.reset_index(), "study_folds")
     widths = half_widths(study, a, b, config["metric"])
     show_figure(figures.half_width_curves(widths), widths, "study_half_widths")
-    order_section(study["order_summary"])
+    order_section(study["order_summary"], "study_order_test")
     model_config = config["train"]["model"]
-    profile_section(study["profiles"], model_config["d_model"] or model_config["patch"])
+    profile_section(study["profiles"], model_config["d_model"] or model_config["patch"], prefix="study_")
     matrices = pooled_confusion(study)
     show_figure(
         lab_figures.confusion_matrices(matrices, study["class_names"]),
@@ -139,7 +148,7 @@ def run_controls(data: LoadedData, settings: LabSettings) -> None:
         f"{plan.run_count()} training runs, about {seconds / 60:.0f} min on this server "
         "(early stopping often ends runs sooner)."
     )
-    if plan.run_count() > MAX_PAGE_RUNS or seconds > MAX_PAGE_SECONDS:
+    if cluster_address() is None and (plan.run_count() > MAX_PAGE_RUNS or seconds > MAX_PAGE_SECONDS):
         st.warning(
             f"Too large for a shared page (over {MAX_PAGE_RUNS} runs or {MAX_PAGE_SECONDS // 60} minutes), and this "
             "server has no cluster to send it to. Run it where you have the cores:"

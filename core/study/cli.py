@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from core import report
-from core.cli_args import add_model_arguments, add_training_arguments, train_config
+from core.cli_args import add_model_arguments, add_training_arguments, runs_at_once, train_config
 from core.data_spec import DataSpec
 from core.evaluations.base import parse_list
 from core.plan import Event, RunFinished
@@ -27,7 +27,6 @@ from core.study.comparisons import STUDY_METRICS, comparisons_table
 from core.study.contract import load_study, save_study
 from core.study.folds import SPLITS
 from core.study.runner import StudyPlan, reanalyse, run_study
-from core.training import default_workers
 from core.vibration import DataError
 
 
@@ -66,6 +65,7 @@ def make_study_plan(args: argparse.Namespace, command: str) -> StudyPlan:
     spec = DataSpec.from_args(args)
     recordings = spec.load()
     device = None if args.device == "auto" else args.device
+    workers, backend_name, address = runs_at_once(args, device)
     return StudyPlan(
         recordings=list(recordings),
         split=args.split,
@@ -77,7 +77,9 @@ def make_study_plan(args: argparse.Namespace, command: str) -> StudyPlan:
         stride=args.stride,
         margin=args.margin,
         metric=args.metric,
-        workers=args.workers if args.workers is not None else default_workers(args.threads, device),
+        workers=workers,
+        backend=backend_name,
+        ray_address=address,
         device=device,
         data_settings={**spec.to_dict(), "missing_files": list(getattr(recordings, "missing", []))},
         command=command,

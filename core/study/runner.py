@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from core.backends import backend
 from core.contract import to_plain
 from core.models import MODEL_NAMES, TRANSFORMER_VARIANTS, build_model, check_model_settings
 from core.plan import Event, PlanStopped, Stage, StageKey, train_run, train_stages
@@ -50,6 +51,8 @@ class StudyPlan:
     data_settings: dict[str, Any] = field(default_factory=dict)
     command: str = ""
     tune_lr: bool = False  # choose each (fold, model)'s learning rate among LR_GRID on the fold's validation block
+    backend: str = "local"  # or "ray" (core.backends): the numbers do not change
+    ray_address: str = "auto"
 
     def __post_init__(self) -> None:
         self.models, self.seeds = list(self.models), [int(seed) for seed in self.seeds]
@@ -132,16 +135,18 @@ def run_study(
     folds = make_folds(plan.split, recordings, plan.window, plan.folds, plan.stride)
 
     profiles: dict[str, dict[str, Any]] = {}
+    runner = backend(plan.backend, plan.ray_address)
+    trainer = None if runner is None else runner.train
 
     def train_one(stage: Stage, seed: int, model: str, stop: Callable[[], bool] | None) -> dict[str, Any]:
         fold = stage.key.variant[0] if plan.tune_lr else stage.key.variant
         probe = fold == folds[0].index and seed == plan.seeds[0] and model in TRANSFORMER_VARIANTS
-        run = train_run(stage, seed, model, stop, plan.device, emit, keep_weights=probe)
+        run = train_run(stage, seed, model, stop, plan.device, emit, keep_weights=probe, trainer=trainer)
         if probe:
             profiles[model] = probe_profile(stage, model, run.pop("weights"), fold, seed)
         return study_run(run, fold)
 
-    tuned = tune_learning_rates(plan, folds, emit, should_stop) if plan.tune_lr else None
+    tuned = tune_learning_rates(plan, folds, emit, should_stop, trainer) if plan.tune_lr else None
     if tuned is None:
         stages = [Stage(StageKey("fold", f.index, f.name), f.windows, plan.models, plan.config) for f in folds]
     else:  # one stage per (fold, model), each at its chosen rate
@@ -188,7 +193,11 @@ def _at_rate(config: TrainConfig, rate: float) -> TrainConfig:
 
 
 def tune_learning_rates(
-    plan: StudyPlan, folds: Sequence[Fold], emit: Callable[[Event], None], should_stop: Callable[[], bool] | None
+    plan: StudyPlan,
+    folds: Sequence[Fold],
+    emit: Callable[[Event], None],
+    should_stop: Callable[[], bool] | None,
+    trainer: Callable[..., dict[str, Any]] | None = None,
 ) -> dict[int, dict[str, float]]:
     """Per fold and model, the rate of LR_GRID whose run on the first seed reached the lowest validation loss
     on that fold's validation block (never its test block)."""
@@ -204,7 +213,7 @@ def tune_learning_rates(
     ]
 
     def trial(stage: Stage, seed: int, model: str, stop: Callable[[], bool] | None) -> dict[str, Any]:
-        return train_run(stage, seed, model, stop, plan.device, emit)
+        return train_run(stage, seed, model, stop, plan.device, emit, trainer=trainer)
 
     runs, stopped = train_stages(stages, plan.seeds[:1], trial, plan.workers, plan.device, emit, should_stop)
     if stopped:

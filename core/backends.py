@@ -1,0 +1,121 @@
+"""Where training runs execute: here (threads of this process), or on a Ray cluster.
+
+With Ray each (stage, seed, model) run is one Ray task asking for `threads` CPUs (and one GPU where the cluster
+has them), never retried, setting torch's thread count itself. A stage's windows go to the cluster once (the
+object store), not once per task. The driver keeps the plan machinery (core.plan, core.side_by_side): each run
+is waited for by one driver thread, so runs come back in plan order, a stop or Ctrl-C cancels the outstanding
+tasks, and on CPU a run's numbers are the same bit for bit as on the local backend (same code, same seeds).
+Ray is optional: without it installed, asking for it is one clear error.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from core.training import TrainConfig, TrainingStopped
+from core.vibration.windows import WindowSet
+
+BACKENDS = ("local", "ray")
+INSTALL = "pip install -r requirements-cluster.txt"
+ADDRESS_VARIABLE = "PE_LAB_RAY_ADDRESS"  # set when the server starts: the Fault lab trains on that cluster
+
+
+class BackendError(ValueError):
+    """The backend asked for cannot be used (Ray missing, or no cluster at the address)."""
+
+
+def require_ray() -> Any:
+    try:
+        import ray
+    except ImportError:
+        raise BackendError(f"--backend ray needs Ray, which is not installed: {INSTALL}") from None
+    return ray
+
+
+def _train_remotely(
+    windows: WindowSet,
+    model: str,
+    config: dict,
+    seed: int,
+    device: str | None,
+    keep_weights: bool,
+    test_sets: Mapping[str, Any] | None,
+) -> dict[str, Any]:
+    """The body of a Ray task: one run, on the worker's own CPUs (or GPU)."""
+    import torch
+
+    from core.training import train
+
+    settings = TrainConfig.from_dict(config)
+    torch.set_num_threads(settings.threads)
+    return train(windows, model, settings, seed, device, None, None, keep_weights, test_sets)
+
+
+class RayBackend:
+    """Runs on a Ray cluster: `address` "auto" joins a running cluster (`ray start --head`), "local" starts one
+    in this process."""
+
+    def __init__(self, address: str = "auto"):
+        ray = require_ray()
+        self.ray = ray
+        if not ray.is_initialized():
+            os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+            try:
+                ray.init(address=None if address == "local" else address, include_dashboard=False, log_to_driver=False)
+            except (ConnectionError, RuntimeError, ValueError) as error:
+                raise BackendError(
+                    f"no Ray cluster at {address!r} ({error}); start one with `ray start --head`"
+                ) from None
+        self.gpus = int(ray.cluster_resources().get("GPU", 0))
+        self._remote = ray.remote(max_retries=0)(_train_remotely)
+        self._windows: dict[int, tuple[WindowSet, Any]] = {}  # id -> (the windows, kept alive; their object ref)
+
+    def workers(self, threads: int) -> int:
+        """Runs the cluster takes at once: one per GPU where it has them, else its CPUs / threads."""
+        if self.gpus:
+            return self.gpus
+        return max(1, int(self.ray.cluster_resources().get("CPU", 1)) // max(1, threads))
+
+    def where(self) -> str:
+        resources = self.ray.cluster_resources()
+        return f"a Ray cluster of {int(resources.get('CPU', 0))} CPUs and {self.gpus} GPUs"
+
+    def _put(self, windows: WindowSet) -> Any:
+        if id(windows) not in self._windows:
+            self._windows[id(windows)] = (windows, self.ray.put(windows))
+        return self._windows[id(windows)][1]
+
+    def train(
+        self,
+        windows: WindowSet,
+        model: str,
+        config: TrainConfig,
+        seed: int,
+        device: str | None,
+        progress: Any,
+        should_stop: Callable[[], bool] | None,
+        keep_weights: bool = False,
+        test_sets: Mapping[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """One run as a Ray task, with train()'s signature; waits for it, cancelling it on a stop."""
+        options = {"num_cpus": config.threads, "num_gpus": 1 if self.gpus else 0}
+        task = self._remote.options(**options).remote(
+            self._put(windows), model, config.to_dict(), seed, "cuda" if self.gpus else device, keep_weights, test_sets
+        )
+        try:
+            while not self.ray.wait([task], timeout=0.2)[0]:
+                if should_stop is not None and should_stop():
+                    raise TrainingStopped("the run was stopped on request")
+            return self.ray.get(task)
+        except BaseException:
+            self.ray.cancel(task, force=True)
+            raise
+
+
+def backend(name: str, address: str = "auto") -> RayBackend | None:
+    """None for the local backend, else the Ray backend at `address`."""
+    if name not in BACKENDS:
+        raise BackendError(f"backend must be one of {BACKENDS}, got {name!r}")
+    return RayBackend(address) if name == "ray" else None
