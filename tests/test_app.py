@@ -49,6 +49,9 @@ def test_home_opens_with_the_live_demo_of_order_blindness():
     assert sorted(shuffled.removeprefix("Shuffled: **").removesuffix("**").split()) == sorted(
         "the cat sat on the mat today".split()
     )
+    at.number_input(key="demo_seed").set_value(5).run()
+    reshuffled = next(m.value for m in at.markdown if m.value.startswith("Shuffled:"))
+    assert reshuffled != shuffled and float(at.metric[0].value) < 1e-12
     at.toggle(key="demo_pe").set_value(True).run()
     assert float(at.metric[0].value) > 1e-3  # with the position signal, the shuffle changes the outputs
     at.text_input(key="demo_tokens").set_value("alone").run()

@@ -307,7 +307,15 @@ def test_cwru_upload_of_a_renamed_file_is_refused_and_keeps_the_data():
 
 
 def test_evaluations_beyond_one_split_show_their_tables_and_the_cli_command():
-    query = {"dloads": ["0", "1"], "cmp": "true", "snr": ["0", "8"], "trl": "0", "tel": ["1"], "dms": ["16", "32"]}
+    query = {
+        "dloads": ["0", "1"],
+        "cmp": "true",
+        "snr": ["0", "8"],
+        "trl": "0",
+        "tel": ["1"],
+        "dms": ["16", "32"],
+        "pes": ["0.0", "1.0"],
+    }
     at = open_lab(query)
     assert at.session_state[lab.DATA_KEY].loads == [0, 1]  # the shared link's synthetic loads were loaded
     set_tiny(at)
@@ -326,7 +334,8 @@ def test_evaluations_beyond_one_split_show_their_tables_and_the_cli_command():
     command = at.code[0].value
     assert command.startswith("python -m core.experiment --dataset synthetic")
     assert "--snr=0,8" in command and "--train-loads 0 --test-loads 1" in command and "--split time,random" in command
-    assert "--d-model 16,32" in command
+    assert "--d-model 16,32" in command and "--pe-scale 0,1" in command
+    assert results["pe_scale_sweep"]["scales"] == [0.0, 1.0] and results["pe_scale_sweep"]["models"] == ["B"]
 
 
 def test_half_chosen_cross_load_is_refused_before_training():
