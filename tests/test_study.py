@@ -85,9 +85,11 @@ def test_load_out_tests_a_load_it_never_trained_at():
     assert [fold.name for fold in folds] == ["test at 0 HP", "test at 1 HP", "test at 2 HP"]
     assert "normal" not in folds[0].windows.class_names  # not recorded at every load
     for fold, load in zip(folds, (0, 1, 2)):
-        kept = [r for r in recordings if r.label in fold.windows.class_names]
-        assert {kept[i].meta["load_hp"] for i, s in fold.starts["train"] if s.size} == {0, 1, 2} - {load}
-        assert {kept[i].meta["load_hp"] for i, s in fold.starts["test"]} == {load}
+        # indices into the recordings given (the study JSON lists them all), the normal recording left out
+        assert {recordings[i].meta["load_hp"] for i, s in fold.starts["train"] if s.size} == {0, 1, 2} - {load}
+        assert {recordings[i].meta["load_hp"] for i, s in fold.starts["test"]} == {load}
+        names = fold.windows.class_names
+        assert [names[c] for c in fold.windows.y_test] == [recordings[i].label for i in fold.test_recording]
 
 
 def tiny_plan(recordings, **changes) -> StudyPlan:

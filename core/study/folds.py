@@ -189,12 +189,14 @@ def load_out_folds(recordings: Sequence[Recording], window: int, stride: int | N
     if len(loads) < 2:
         raise DataError(f"load-out needs recordings at two or more motor loads; the data holds {loads or 'none'}.")
     class_names, _ = common_classes(recordings, loads, loads)
-    kept = [r for r in recordings if r.label in class_names]
-    labels = [class_names.index(r.label) for r in kept]
+    # indices stay those of `recordings` (the study JSON lists them all); a class not at every load takes no part
+    labels = [class_names.index(r.label) if r.label in class_names else -1 for r in recordings]
     folds = []
     for index, held_out in enumerate(loads):
         roles: dict[str, list[tuple[int, np.ndarray]]] = {role: [] for role in ROLES}
-        for i, recording in enumerate(kept):
+        for i, recording in enumerate(recordings):
+            if labels[i] < 0:
+                continue
             starts = _starts(0, len(recording.signal), window, stride)
             if int(recording.meta["load_hp"]) == held_out:
                 roles["test"].append((i, starts))
@@ -203,7 +205,7 @@ def load_out_folds(recordings: Sequence[Recording], window: int, stride: int | N
                 roles["train"].append((i, train))
                 roles["val"].append((i, val))
         folds.append(
-            _fold(index, f"test at {held_out} HP", kept, roles, labels, class_names, window, stride, "load-out")
+            _fold(index, f"test at {held_out} HP", recordings, roles, labels, class_names, window, stride, "load-out")
         )
     return folds
 

@@ -92,18 +92,17 @@ def reanalyse(study: dict[str, Any], metric: str | None = None, margin: float | 
     config["metric"] = metric or config["metric"]
     config["margin"] = float(margin if margin is not None else config["margin"])
     n_windows = sum(fold["n_test"] for fold in study["folds"])
-    config["population"] = population(
-        config["split"], config["data"].get("dataset", ""), study["recordings"], n_windows
-    )
+    used = len({i for fold in study["folds"] for i in fold["recording"]})  # every recording is tested in some fold
+    config["population"] = population(config["split"], config["data"].get("dataset", ""), used, n_windows)
     again = {**study, "config": config}
     again["comparisons"] = compare_all(again, config["metric"], config["margin"])
     validate_study(again)
     return again
 
 
-def population(split: str, dataset: str, recordings: Sequence[Any], n_windows: int) -> str:
-    """Which windows a study's verdict speaks for, in words."""
-    count = NUMBER_WORDS.get(len(recordings), str(len(recordings)))
+def population(split: str, dataset: str, n_recordings: int, n_windows: int) -> str:
+    """Which windows a study's verdict speaks for, in words (`n_recordings`: those the folds use)."""
+    count = NUMBER_WORDS.get(n_recordings, str(n_recordings))
     rig = " of one test rig" if dataset == "cwru" else ""
     if split == "load-out":
         return f"{n_windows:,} test windows at a motor load held out from training, {count} recordings{rig}"
@@ -237,6 +236,7 @@ def build_study(
     profiles: dict[str, dict[str, Any]] | None = None,
 ) -> dict:
     n_windows = sum(len(fold.windows.x_test) for fold in folds)
+    used = {i for fold in folds for starts in fold.starts.values() for i, s in starts if s.size}
     dataset = plan.data_settings.get("dataset", "")
     config = {
         "split": plan.split,
@@ -247,7 +247,7 @@ def build_study(
         "metric": plan.metric,
         "window": plan.window,
         "stride": plan.stride or plan.window,
-        "population": population(plan.split, dataset, recordings, n_windows),
+        "population": population(plan.split, dataset, len(used), n_windows),
         "command": plan.command,
         **environment(),
         "device": plan.device,
