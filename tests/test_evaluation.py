@@ -249,6 +249,7 @@ def test_every_evaluation_lands_in_one_valid_json(everything):
         "snr_db": [300.0, -10.0],
         "compare_splits": True,
         "d_models": [16, 32],
+        "pe_scales": None,  # registered, off
     }
     assert results["config"]["train"]["model"]["d_model"] == 16  # the experiment runs at the sweep's first width
 
