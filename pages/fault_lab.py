@@ -87,6 +87,8 @@ else:
 st.caption(f"Device: {lab.device_name()}. Runs execute on {lab.where_runs_execute()}.")
 if problem:
     st.error(problem)
+else:
+    st.caption(lab.expected_wait(data, settings))
 busy = st.session_state.get(lab.JOB_KEY) is not None
 if st.button("Train and compare", type="primary", disabled=bool(problem) or busy, key="train"):
     try:

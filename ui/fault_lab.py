@@ -297,3 +297,17 @@ def _weights_bytes(state_dicts: dict[str, Any]) -> bytes | None:
 def files_to_save(config: Mapping[str, Any]) -> list[str]:
     """The uploaded files a reproduced run reads, by the names the command gives them."""
     return [ref.name for ref in DataSpec.from_dict(config["data"]).files]
+
+
+def expected_wait(data: LoadedData, settings: LabSettings) -> str:
+    """The wait before a click, in words: runs x the windows they train on x the epoch cap, at the measured
+    training speed, side by side (early stopping usually ends runs sooner)."""
+    from core.study.views import estimated_seconds
+
+    try:
+        plan = settings.plan(data)
+    except ValueError:
+        return ""
+    windows = sum(len(r.signal) // settings.window for r in data.recordings)
+    seconds = estimated_seconds(plan.run_count(), int(0.7 * windows), settings.epochs, settings.window, plan.workers)
+    return f"{plan.run_count()} training runs: about {max(1, round(seconds)):.0f} s on {where_runs_execute()} (less when early stopping ends runs sooner)."
