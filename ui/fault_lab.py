@@ -310,4 +310,5 @@ def expected_wait(data: LoadedData, settings: LabSettings) -> str:
         return ""
     windows = sum(len(r.signal) // settings.window for r in data.recordings)
     seconds = estimated_seconds(plan.run_count(), int(0.7 * windows), settings.epochs, settings.window, plan.workers)
-    return f"{plan.run_count()} training runs: about {max(1, round(seconds)):.0f} s on {where_runs_execute()} (less when early stopping ends runs sooner)."
+    where = where_runs_execute()
+    return f"{plan.run_count()} training runs: about {max(1, round(seconds))} s on {where} (early stopping often ends sooner)."
