@@ -311,4 +311,5 @@ def expected_wait(data: LoadedData, settings: LabSettings) -> str:
     windows = sum(len(r.signal) // settings.window for r in data.recordings)
     seconds = estimated_seconds(plan.run_count(), int(0.7 * windows), settings.epochs, settings.window, plan.workers)
     where = where_runs_execute()
-    return f"{plan.run_count()} training runs: about {max(1, round(seconds))} s on {where} (early stopping often ends sooner)."
+    runs, wait = plan.run_count(), max(1, round(seconds))
+    return f"{runs} training runs: about {wait} s on {where} (early stopping often ends sooner)."
