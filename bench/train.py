@@ -53,7 +53,7 @@ from core.experiment import report_text  # noqa: E402
 from core.models import MODEL_NAMES, build_model  # noqa: E402
 from core.plan import Plan, RunFinished, StageStarted, run_plan  # noqa: E402
 from core.results import build_results  # noqa: E402
-from core.training import TrainConfig, default_workers, train  # noqa: E402
+from core.training import TrainConfig, default_workers  # noqa: E402
 from core.vibration import load_cwru, make_windows, synthetic_bearing_set  # noqa: E402
 
 CWRU_DIR = REPO.parent / "shared" / "data" / "cwru"
@@ -166,26 +166,68 @@ def reference_loop(model: nn.Module, windows: Any, config: TrainConfig, epochs: 
     return {"loop": n / loop_seconds, "training": n / training_seconds, "val_loss": val_loss}
 
 
-def our_loop(model_name: str, windows: Any, config: TrainConfig, epochs: int, seed: int) -> dict[str, float]:
+def our_loop(
+    model_name: str, windows: Any, config: TrainConfig, epochs: int, seed: int, training: Any = None
+) -> dict[str, float]:
+    """core.training.train, or the same function of another module (bench/previous), every epoch run."""
+    module = training or sys.modules["core.training"]
     # patience = epochs: both loops run every epoch
-    fixed = TrainConfig(**{**config.to_dict(), "epochs": epochs, "patience": epochs})
-    run = train(windows, model_name, fixed, seed, device="cpu")
+    fixed = module.TrainConfig(**{**config.to_dict(), "epochs": epochs, "patience": epochs})
+    run = module.train(windows, model_name, fixed, seed, device="cpu")
     return {"loop": len(windows.x_train) * epochs / run["train_seconds"], "training": run["windows_per_second"]}
 
 
-def throughput(log: Log, windows: Any, config: TrainConfig, epochs: int, repeats: int) -> dict[str, Any]:
+def flops_per_window(model_name: str, windows: Any, config: TrainConfig) -> float:
+    """FLOPs of one training window, forward and backward, counted by torch.utils.flop_counter on a batch."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    model = build_model(model_name, windows.window, len(windows.class_names), config.model)
+    x = torch.from_numpy(windows.x_train[: config.batch_size])
+    y = torch.from_numpy(windows.y_train[: config.batch_size])
+    with FlopCounterMode(display=False) as counter:
+        nn.functional.cross_entropy(model(x), y).backward()
+    return counter.get_total_flops() / len(x)
+
+
+def sgemm_gflops(threads: int, size: int = 2048, repeats: int = 5) -> float:
+    """This machine's single-precision matrix multiply speed on `threads` threads, GFLOP/s (best of repeats)."""
+    torch.set_num_threads(threads)
+    a, b = torch.randn(size, size), torch.randn(size, size)
+    torch.mm(a, b)  # warm-up
+    best = min(_timed(lambda: torch.mm(a, b)) for _ in range(repeats))
+    return 2 * size**3 / best / 1e9
+
+
+def _timed(work: Any) -> float:
+    started = time.perf_counter()
+    work()
+    return time.perf_counter() - started
+
+
+def throughput(
+    log: Log, windows: Any, config: TrainConfig, epochs: int, repeats: int
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Our loop against the reference (per model, whole loop and training passes), and the summary the JSON
+    keeps under "throughput": new, previous and reference windows/s, model GFLOP/s and this run's sgemm."""
     log(
         f"Throughput: {epochs} epochs of {len(windows.x_train)} training windows, batch {config.batch_size}, "
         f"{config.threads} thread(s), CPU; ours and the reference alternate, median of {repeats}"
     )
-    rows = {}
+    from bench.previous import load as load_previous
+
+    previous_training = load_previous()
+    sgemm = sgemm_gflops(config.threads)
+    log(f"  sgemm 2048 x 2048 on {config.threads} thread(s): {sgemm:.1f} GFLOP/s")
+    rows, summary = {}, {}
     for model_name in ("A", "B"):
         # one untimed epoch of each first: the first model built in a process pays for allocator and kernel warm-up
         our_loop(model_name, windows, config, 1, seed=0)
+        our_loop(model_name, windows, config, 1, seed=0, training=previous_training)
         reference_loop(reference_model(model_name, windows, config, seed=0), windows, config, 1, seed=0)
-        ours, reference = [], []
+        ours, previous, reference = [], [], []
         for repeat in range(repeats):
             ours.append(our_loop(model_name, windows, config, epochs, seed=repeat))
+            previous.append(our_loop(model_name, windows, config, epochs, seed=repeat, training=previous_training))
             model = reference_model(model_name, windows, config, seed=repeat)
             reference.append(reference_loop(model, windows, config, epochs, seed=repeat))
         row = {
@@ -198,12 +240,28 @@ def throughput(log: Log, windows: Any, config: TrainConfig, epochs: int, repeats
         for kind in row:
             row[kind]["ratio"] = row[kind]["ours"] / row[kind]["reference"]
         rows[model_name] = row
+        flops = flops_per_window(model_name, windows, config)
+        new = row["training"]["ours"]
+        summary[model_name] = {
+            "new": new,
+            "previous": statistics.median(r["training"] for r in previous),
+            "reference": row["training"]["reference"],
+            "gflops": flops * new / 1e9,
+            "sgemm_gflops": sgemm,
+        }
+        got = summary[model_name]
+        log(
+            f"  {model_name}: training passes, windows/s: new {new:.0f}, previous {got['previous']:.0f} "
+            f"(x{new / got['previous']:.2f}), reference {row['training']['reference']:.0f}; "
+            f"{flops / 1e6:.2f} MFLOP per window, {got['gflops']:.1f} GFLOP/s, "
+            f"{100 * got['gflops'] / sgemm:.0f} % of sgemm"
+        )
         log(
             f"  {model_name}: whole loop {row['loop']['ours']:.0f} vs {row['loop']['reference']:.0f} windows/s "
             f"(ratio {row['loop']['ratio']:.2f}); training passes only {row['training']['ours']:.0f} vs "
             f"{row['training']['reference']:.0f} (ratio {row['training']['ratio']:.2f})"
         )
-    return rows
+    return rows, summary
 
 
 # --- experiments ----------------------------------------------------------------------------------------
@@ -419,10 +477,17 @@ def main(argv: list[str] | None = None) -> int:
     log(f"model: {json.dumps(config.to_dict()['model'])}")
     saved: dict[str, Any] = {}
     facts: dict[str, Any] = {"seeds": len(seeds)}
+    speeds: dict[str, Any] = {}
 
     cwru_sections = [s for s in sections if s in ("models", "evaluations", "throughput")]
     if cwru_sections and not CWRU_DIR.is_dir():
         log(f"SKIPPED {', '.join(cwru_sections)}: CWRU data not found at {CWRU_DIR} (see shared/data/README.md)")
+        if "throughput" in cwru_sections:
+            log("throughput on synthetic windows of the same shape instead (10 classes, 1024-sample windows)")
+            windows = make_windows(synthetic_bearing_set(), window=WINDOW)
+            facts["throughput"], speeds = throughput(
+                log, windows, config, args.throughput_epochs, 1 if args.quick else 5
+            )
         cwru_sections = []
     if cwru_sections:
         recordings = list(load_cwru(CWRU_DIR, loads=(0,)))
@@ -434,16 +499,22 @@ def main(argv: list[str] | None = None) -> int:
     if "throughput" in cwru_sections:
         windows = make_windows(recordings, window=WINDOW)
         epochs = 1 if args.quick else args.throughput_epochs
-        facts["throughput"] = throughput(log, windows, config, epochs, repeats=1 if args.quick else 5)
+        facts["throughput"], speeds = throughput(log, windows, config, epochs, repeats=1 if args.quick else 5)
     if "synthetic" in sections:
         synthetic_section(log, config, saved, facts)
 
     report_targets(log, facts)
+    for model, got in speeds.items():
+        log(
+            f"  {model}: new loop / previous {got['new'] / got['previous']:.2f}x (target >= 2): "
+            f"{'met' if got['new'] >= 2 * got['previous'] else 'NOT met'}; model GFLOP/s {got['gflops']:.1f} is "
+            f"{100 * got['gflops'] / got['sgemm_gflops']:.0f} % of sgemm (target >= 25 %): "
+            f"{'met' if got['gflops'] >= 0.25 * got['sgemm_gflops'] else 'NOT met'}"
+        )
     log(f"total wall {time.perf_counter() - log.started:.0f} s; output in {args.out}")
     json_path = args.out.with_suffix(".json")
-    json_path.write_text(
-        json.dumps({"facts": facts, "results": saved}, indent=1, default=float) + "\n", encoding="utf-8"
-    )
+    content = {"facts": facts, "results": saved, **({"throughput": speeds} if speeds else {})}
+    json_path.write_text(json.dumps(content, indent=1, default=float) + "\n", encoding="utf-8")
     log(f"results JSON in {json_path}")
     return 0
 
