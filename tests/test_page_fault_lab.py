@@ -414,6 +414,8 @@ def test_inside_the_trained_models_order_test_and_attention_maps(trained):
     order = next(frame.value for frame in at.dataframe if "drop, shuffled tokens (points)" in frame.value.columns)
     assert list(order["model"]) == ["A", "B"] and order.loc[0, "drop, shuffled tokens (points)"].startswith("+0.0")
     assert set(results["order_summary"]) == {"A", "B"}
+    assert not any(c.proto.id.endswith("fig_attention_layer1") for c in at.get("plotly_chart"))  # on request only
+    at.toggle(key="att_show").set_value(True).run()
     names = [chart.proto.id for chart in at.get("plotly_chart")]
     assert any(n.endswith("fig_attention_layer1") for n in names)
     assert any(n.endswith("fig_attention_offset") for n in names)
@@ -433,4 +435,5 @@ def test_a_reopened_results_file_shows_the_order_test_and_asks_to_retrain_for_at
     fresh.button(key="open_file").click().run()
     assert not fresh.exception
     assert any("drop, shuffled tokens (points)" in frame.value.columns for frame in fresh.dataframe)
+    fresh.toggle(key="att_show").set_value(True).run()
     assert any("Attention maps need the trained weights" in i.value for i in fresh.info)

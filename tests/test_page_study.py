@@ -49,6 +49,8 @@ def test_a_tiny_study_runs_as_a_job_and_shows_its_comparisons_and_figures():
     at.selectbox(key="study_pick").set_value("the study run or opened here").run()
     assert not at.exception
     assert study["comparisons"][0]["sentence"] in [info.value for info in at.info]
+    at.toggle(key="study_more").set_value(True).run()
+    assert not at.exception
     names = [chart.proto.id for chart in at.get("plotly_chart")]
     for name in ("study_equivalence", "study_paired", "study_folds", "study_half_widths", "study_confusion"):
         assert any(chart_id.endswith(f"fig_{name}") for chart_id in names), name

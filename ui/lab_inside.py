@@ -89,6 +89,10 @@ def _models(results: dict[str, Any]) -> dict[str, torch.nn.Module] | None:
 
 def attention_section(results: dict[str, Any], data: LoadedData) -> None:
     st.subheader("Where do the trained models attend?")
+    # on request: it rebuilds the trained models and scores every test window, memory a shared server keeps for
+    # the visitors who ask
+    if not st.toggle("Show attention maps and position signals of the trained models", key="att_show"):
+        return
     models = _models(results)
     if models is None:
         st.info("Attention maps need the trained weights, which a saved results file does not hold: train again.")

@@ -53,9 +53,10 @@ MAX_PAGE_RUNS = 60
 MAX_PAGE_SECONDS = 600
 
 
-@st.cache_data(show_spinner=False)
+@st.cache_resource(show_spinner=False)  # shared and never copied: every visitor reads the same studies
 def shipped_studies() -> dict[str, dict[str, Any]]:
-    """The studies shipped with the app (results/), by title; one that is missing or invalid is left out."""
+    """The studies shipped with the app (results/), by title; one that is missing or invalid is left out.
+    Read-only: nothing on the page changes them."""
     studies = {}
     for name, title in SHIPPED.items():
         try:
@@ -95,6 +96,9 @@ def show_study(study: dict[str, Any]) -> None:
     show_table(comparisons_table(study["comparisons"]), "study_comparisons")
     for comparison in study["comparisons"][1:]:
         st.caption(comparison["sentence"])
+    # the rest on request: a shared server renders it only for the visitors who ask
+    if not st.toggle("More of this study: every metric, the order test, the figures", key="study_more"):
+        return
     st.markdown("**B vs A on every metric** (log loss in 0.01 nats, lower is better)")
     show_table(primary_by_metric(study), "study_metrics")
     if config["split"] == "fault-size":
