@@ -30,11 +30,13 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import numpy as np
 import torch
 import torch.nn as nn
 
+from core.encoder_kernels import DropoutStream, attention_core, dropout
 from core.encodings import sinusoidal
+
+__all__ = ["DropoutStream", "dropout"]  # re-exported: training and the tests take them from here
 
 TOKEN_KINDS = ("time", "fft")
 
@@ -206,40 +208,6 @@ class TransformerClassifier(nn.Module):
         return count_parameters(self)
 
 
-class DropoutStream:
-    """Seeded uniform random numbers for dropout masks, one stream per training run.
-
-    On the CPU they come from numpy's PCG64, which was measured 1.6x faster than torch.rand there (and the
-    masks were a third of a training step of these models); on a GPU from a torch generator on that GPU."""
-
-    def __init__(self, seed: int, device: str | torch.device = "cpu"):
-        self.device = torch.device(device)
-        if self.device.type == "cpu":
-            self._numpy = np.random.default_rng(seed)
-        else:
-            self._torch = torch.Generator(device=self.device).manual_seed(seed)
-
-    def uniform(self, shape: torch.Size) -> torch.Tensor:
-        """Float32 numbers uniform in [0, 1), a fresh tensor on the stream's device."""
-        if self.device.type == "cpu":
-            return torch.from_numpy(self._numpy.random(tuple(shape), dtype=np.float32))
-        return torch.rand(shape, generator=self._torch, device=self.device)
-
-
-def dropout(x: torch.Tensor, p: float, training: bool, stream: DropoutStream | None) -> torch.Tensor:
-    """Inverted dropout, as nn.Dropout: zero each element with probability p and scale the rest by
-    1 / (1 - p); the mask comes from `stream`, or from torch's global generator when it is None."""
-    if not training or p == 0.0:
-        return x
-    uniform = torch.rand(x.shape, device=x.device) if stream is None else stream.uniform(x.shape)
-    if uniform.dtype != x.dtype:
-        # bf16 activations under CUDA autocast: a bf16 mask would round 1 / (1 - p) (1.111 -> 1.109), so
-        # the scale stays a Python float, applied at full precision
-        return x * uniform.ge(p).to(x.dtype) * (1.0 / (1.0 - p))
-    # ge_ in place keeps the float dtype: a 0 / 1 mask, scaled in place, and one multiply left for autograd
-    return x * uniform.ge_(p).mul_(1.0 / (1.0 - p))
-
-
 class SeededTransformerEncoder(nn.TransformerEncoder):
     """nn.TransformerEncoder (same layers, parameters, initialisation and state_dict keys) whose forward
     draws its dropout masks from `stream` (a DropoutStream). Torch's own forward hides the attention-weight
@@ -263,9 +231,23 @@ class SeededTransformerEncoder(nn.TransformerEncoder):
         return h  # (batch, tokens, d_model)
 
     def _self_attention(self, attention: nn.MultiheadAttention, h: torch.Tensor) -> torch.Tensor:
-        batch, tokens, d_model = h.shape
-        heads = attention.num_heads
         qkv = nn.functional.linear(h, attention.in_proj_weight, attention.in_proj_bias)  # (batch, tokens, 3 d_model)
+        if h.device.type == "cpu":
+            batch, tokens, _ = h.shape
+            shape = (batch * attention.num_heads, tokens, tokens)
+            mask = self._mask(shape, attention.dropout) if self.training and attention.dropout > 0 else None
+            return attention.out_proj(attention_core(qkv, attention.num_heads, mask, self.captured))
+        return attention.out_proj(self._self_attention_autograd(qkv, attention))
+
+    def _mask(self, shape: tuple[int, ...], p: float) -> torch.Tensor:
+        if self.stream is not None:
+            return self.stream.mask(shape, p)
+        return dropout(torch.ones(shape), p, True, None)
+
+    def _self_attention_autograd(self, qkv: torch.Tensor, attention: nn.MultiheadAttention) -> torch.Tensor:
+        """The same attention through torch's autograd, for CUDA (bf16 under autocast)."""
+        batch, tokens, width = qkv.shape
+        heads, d_model = attention.num_heads, width // 3
         # torch's in_proj stacks q, k, v, each split into heads: (3, batch, heads, tokens, d_head)
         q, k, v = qkv.view(batch, tokens, 3, heads, d_model // heads).permute(2, 0, 3, 1, 4)
         scores = (q * (d_model // heads) ** -0.5) @ k.transpose(-2, -1)  # (batch, heads, tokens, tokens)
@@ -273,8 +255,7 @@ class SeededTransformerEncoder(nn.TransformerEncoder):
         if self.captured is not None:
             self.captured.append(weights.detach())
         weights = dropout(weights, attention.dropout, self.training, self.stream)
-        mixed = (weights @ v).transpose(1, 2).reshape(batch, tokens, d_model)  # (batch, tokens, d_model)
-        return attention.out_proj(mixed)
+        return (weights @ v).transpose(1, 2).reshape(batch, tokens, d_model)  # (batch, tokens, d_model)
 
 
 class WideKernelCNN(nn.Module):
