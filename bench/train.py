@@ -13,8 +13,10 @@ Prints, with a timestamp on every line (flushed, so a partial run is still usefu
 - training throughput of our loop (core.training.train) against a plain reference loop (a DataLoader over
   a TensorDataset, the textbook PositionalEncoding module, torch's own nn.TransformerEncoder forward, the
   default AdamW) with the same model and starting weights, batch size and thread count, for A and B, and
-  the ratio. Ours is faster mostly in the model's forward (core.models.SeededTransformerEncoder: dropout
-  masks from numpy's PCG64, no SDPA masked-math path), then in the fused AdamW and the loop itself;
+  the ratio; and, in the same run, the previous loop (bench/previous, where issue 15 started), FLOPs per
+  window (torch.utils.flop_counter) and this run's sgemm GFLOP/s. Ours is faster mostly in the model
+  (core.encoder_kernels: dropout masks from 16-bit slices of PCG64's raw output, the attention core with
+  its backward written out; no SDPA masked-math path), then in the fused AdamW and the loop itself;
 - the synthetic default set: A and B, 3 seeds, wall time;
 - the targets, and the total wall time.
 

@@ -17,7 +17,8 @@ baseline a practitioner would reach for instead (WDCNN style: a wide first kerne
 
 Dropout draws from the model's own `dropout_stream` (a DropoutStream set by core.training for each run)
 rather than torch's global generator: a run's result then depends only on its seed, even when several runs
-train at once in threads of one process (core.jobs runs seeds side by side that way).
+train at once in threads of one process (core.jobs runs seeds side by side that way). The masks and, on the
+CPU, the attention core come from core.encoder_kernels (a drop probability there is a multiple of 1/65536).
 
 Tokens: a window of `window` samples is cut into `window / patch` time tokens of `patch` samples, or, with
 FFT tokens, the magnitudes of rfft bins 0 .. window/2 - 1 (DC up to just below Nyquist) are cut into bands

@@ -80,3 +80,17 @@ def test_masks_come_from_the_16_bit_halves_of_pcg64_raw_outputs():
     draws = raw.view(np.uint16)[:5]
     expected = np.where(draws >= round(0.3 * MASK_LEVELS), keep_scale(0.3), 0.0)
     np.testing.assert_allclose(DropoutStream(4).mask((5,), 0.3).numpy(), expected, rtol=1e-7)
+
+
+def test_the_cuda_path_through_autograd_computes_the_same_attention_with_the_same_masks():
+    from core.models import ModelConfig, build_model
+
+    torch.manual_seed(0)
+    model = build_model("B", 64, 3, ModelConfig(patch=8, n_heads=2, n_layers=1, ff_dim=16, dropout=0.2)).train()
+    encoder, attention = model.encoder, model.encoder.layers[0].self_attn
+    qkv = torch.randn(4, 8, 24)
+    encoder.stream = DropoutStream(11)
+    through_autograd = encoder._self_attention_autograd(qkv, attention)
+    encoder.stream = DropoutStream(11)
+    mask = encoder._mask((4 * 2, 8, 8), attention.dropout)
+    torch.testing.assert_close(attention_core(qkv, 2, mask), through_autograd, atol=1e-6, rtol=1e-5)
