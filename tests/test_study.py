@@ -206,7 +206,7 @@ def test_the_study_views_read_the_stored_predictions(recordings):
     classes = per_class(study)
     assert classes.groupby("model")["test windows"].sum().tolist() == [windows, windows]
     assert len(half_widths(study)) == 3 * 11
-    assert estimated_seconds(10, 1000, 40, 1024, 2) == pytest.approx(10 * 1000 * 40 / 4400 / 2)
+    assert estimated_seconds(10, 1000, 40, 1024, 2) == pytest.approx(10 * 1000 * 40 / 4800 / 2)
 
 
 def test_a_saved_study_is_compared_again_from_its_stored_runs(recordings, tmp_path, capsys):
