@@ -7,6 +7,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -16,14 +17,16 @@ class ServerDidNotStart(RuntimeError):
     pass
 
 
-def start_streamlit(timeout_s: float = 60.0) -> tuple[subprocess.Popen, str]:
+def start_streamlit(timeout_s: float = 60.0, prefix: Sequence[str] = ()) -> tuple[subprocess.Popen, str]:
     """The server process and its URL, once /_stcore/health answers. No file watcher: nothing edits the
-    sources while it runs, and watching a busy checkout only costs CPU."""
+    sources while it runs, and watching a busy checkout only costs CPU. `prefix` goes before the command,
+    e.g. ("taskset", "-c", "0") to pin the server to one core."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     process = subprocess.Popen(
         [
+            *prefix,
             sys.executable,
             "-m",
             "streamlit",
