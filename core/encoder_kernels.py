@@ -25,6 +25,7 @@ import math
 
 import numpy as np
 import torch
+from torch.autograd.function import once_differentiable
 
 LOG2_E = math.log2(math.e)
 MASK_LEVELS = 2**16  # a mask element is kept when a 16-bit random integer is >= round(p * MASK_LEVELS)
@@ -37,7 +38,10 @@ def effective_dropout(p: float) -> float:
 
 def keep_scale(p: float) -> float:
     """What a kept element is multiplied by: 1 / (1 - effective p), so the expected value is unchanged."""
-    return MASK_LEVELS / (MASK_LEVELS - round(p * MASK_LEVELS))
+    threshold = round(p * MASK_LEVELS)
+    if not 0 <= threshold < MASK_LEVELS:
+        raise ValueError(f"dropout p must be in [0, 1) and leave something kept, got {p}")
+    return MASK_LEVELS / (MASK_LEVELS - threshold)
 
 
 class DropoutStream:
@@ -127,6 +131,7 @@ class _AttentionCore(torch.autograd.Function):
         return mixed
 
     @staticmethod
+    @once_differentiable
     def backward(ctx, grad_mixed):  # type: ignore[override]
         q_scaled, k, v_t, weights, dropped = ctx.saved_tensors
         batch, tokens, d_model = grad_mixed.shape

@@ -94,3 +94,9 @@ def test_the_cuda_path_through_autograd_computes_the_same_attention_with_the_sam
     encoder.stream = DropoutStream(11)
     mask = encoder._mask((4 * 2, 8, 8), attention.dropout)
     torch.testing.assert_close(attention_core(qkv, 2, mask), through_autograd, atol=1e-6, rtol=1e-5)
+
+
+@pytest.mark.parametrize("p", [1.0, 0.999999, -0.1])
+def test_a_drop_probability_that_keeps_nothing_or_is_negative_is_refused(p):
+    with pytest.raises(ValueError, match="dropout p"):
+        DropoutStream(0).mask((4,), p)
