@@ -25,13 +25,18 @@ from ui import fault_lab as lab  # noqa: E402
 CWRU_DIR = ROOT.parent / "shared" / "data" / "cwru"
 
 
-def press_train(at: AppTest, label: str) -> None:
+def click_and_wait(at: AppTest) -> float:
+    """Press "Train and compare" and rerun until the background job has finished; seconds it took."""
     start = time.perf_counter()
     at.button(key="train").click().run()
     while lab.JOB_KEY in at.session_state:
         time.sleep(0.25)
         at.run()
-    seconds = time.perf_counter() - start
+    return time.perf_counter() - start
+
+
+def press_train(at: AppTest, label: str) -> None:
+    seconds = click_and_wait(at)
     results = at.session_state[lab.RESULTS_KEY]
     table = report.summary_table(results)
     print(f"\n{label}: {seconds:.1f} s from the click to the verdict ({results['runs'][0]['device']})")

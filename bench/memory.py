@@ -36,7 +36,7 @@ sys.path.insert(0, str(ROOT))
 
 from tests import live_server  # noqa: E402  (the same server start as the browser tests)
 
-CHROMIUM = "/usr/bin/chromium"
+CHROMIUM = str(live_server.CHROMIUM)
 BUDGET_MB = 1000.0  # 1 GB, decimal: the stricter reading
 WAIT_MS = 120_000
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
@@ -204,9 +204,7 @@ def visitor(url: str, train_timeout_s: float, report, fill_caches: bool) -> None
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:  # one per thread: Playwright's sync API is not thread-safe
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"]
-        )
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=live_server.CHROMIUM_FLAGS)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         tour(page, url, train_timeout_s, report, fill_caches)
         browser.close()

@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 from tests import live_server  # noqa: E402
 
-CHROMIUM = "/usr/bin/chromium"
+CHROMIUM = str(live_server.CHROMIUM)
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 TARGET_S = 30.0
 
@@ -48,17 +48,7 @@ def click_to_verdict(url: str, repeats: int, timeout_s: float) -> tuple[list[flo
 
     waits, announced = [], ""
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            args=[
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--no-first-run",
-            ],
-        )
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=live_server.CHROMIUM_FLAGS)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         for _ in range(repeats):
             page.goto(f"{url}/fault_lab", wait_until="domcontentloaded")
@@ -85,6 +75,7 @@ def default_press(trainer: Any = None) -> tuple[dict[str, list[float]], float]:
     from streamlit.testing.v1 import AppTest
 
     import core.backends
+    from bench.fault_lab import click_and_wait
     from ui import fault_lab as lab
 
     original = core.backends.backend
@@ -93,12 +84,7 @@ def default_press(trainer: Any = None) -> tuple[dict[str, list[float]], float]:
     try:
         at = AppTest.from_file(str(ROOT / "pages" / "fault_lab.py"), default_timeout=600)
         at.run()
-        started = time.perf_counter()
-        at.button(key="train").click().run()
-        while lab.JOB_KEY in at.session_state:
-            time.sleep(0.25)
-            at.run()
-        seconds = time.perf_counter() - started
+        seconds = click_and_wait(at)
     finally:
         core.backends.backend = original
     accuracy: dict[str, list[float]] = {}

@@ -1,4 +1,5 @@
-"""Start and stop the real `streamlit run app.py` on a free loopback port (browser tests and bench/memory.py)."""
+"""Start and stop the real `streamlit run app.py` on a free loopback port, and the Chromium that drives it (the
+browser tests, bench/memory.py and bench/one_button.py)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,15 @@ from collections.abc import Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = Path("/usr/bin/chromium")  # Debian's; never a downloaded browser
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
 
 
 class ServerDidNotStart(RuntimeError):

@@ -27,16 +27,8 @@ except ImportError:  # the browser fixture skips, or fails under CI, and says wh
     expect = None
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM, CHROMIUM_FLAGS = live_server.CHROMIUM, live_server.CHROMIUM_FLAGS
 ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-]
 VIEWPORT = {"width": 1400, "height": 1000}
 WAIT_MS = 60_000  # generous: the first page of a fresh server imports numpy, pandas and plotly
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
