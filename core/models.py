@@ -37,8 +37,6 @@ import torch.nn as nn
 from core.encoder_kernels import DropoutStream, attention_core, dropout
 from core.encodings import sinusoidal
 
-__all__ = ["DropoutStream", "dropout"]  # re-exported: training and the tests take them from here
-
 TOKEN_KINDS = ("time", "fft")
 
 # Which ingredients each Transformer variant has: (has_embedding, position, combine).

@@ -32,8 +32,6 @@ from core.scores import classification_metrics, per_window_scores
 from core.vibration.types import DataError
 from core.vibration.windows import WindowSet
 
-__all__ = ["classification_metrics", "per_window_scores"]  # re-exported: the tests and callers take them from here
-
 EVAL_BATCH_SIZE = 1024  # no gradients are kept at evaluation, so larger batches cost little memory
 LR_SCHEDULES = ("constant", "cosine")
 
