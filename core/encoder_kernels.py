@@ -3,17 +3,17 @@ dropout masks drawn as raw random bits, and the attention core (scores, softmax,
 autograd function with its backward written out.
 
 Why by hand. These models are tiny (d_model 32, heads of 8 dimensions, 32 tokens), so a training step is
-mostly not matrix multiplies but the work around them, and two pieces of that work were slow:
+mostly not matrix multiplies but the work around them, and two pieces of that work were needlessly slow:
 
-- Dropout masks. Drawing a float32 uniform per element (numpy's PCG64) cost about a sixth of a step. A mask
-  needs far fewer random bits: 16 per element from the generator's raw 64-bit output, compared with an
-  integer threshold, cost a third as much. The drop probability is then a multiple of 1/65536 (0.1 becomes
-  0.100006, see `effective_dropout`) and the kept elements are scaled by the exact inverse of its complement,
-  so a layer's expected output is unchanged.
-- The attention's batched products. For one head a product whose result is tokens x d_head (32 x 8), such
-  as weights @ values, ran at a third of the speed of the same product laid out as d_head x tokens. Every
-  product here, forward and backward, is taken in the fast layout (the transposed product, read back as a
-  view), and the softmax backward folds the dropout mask into one pass.
+- Dropout masks. A float32 uniform per element (numpy's PCG64) spends 32 random bits and a conversion on a
+  yes / no. Here 16 bits per element come straight from the generator's raw 64-bit output and are compared
+  with an integer threshold, at a fraction of the cost (bench/train.py times the step). The drop probability
+  is then a multiple of 1/65536 (0.1 becomes 0.100006, see `effective_dropout`) and the kept elements are
+  scaled by the exact inverse of its complement, so a layer's expected output is unchanged.
+- The attention's batched products. On the CPU, a per-head product whose result is tokens x d_head, such as
+  weights @ values, runs far slower than the same product laid out as d_head x tokens. Every product here,
+  forward and backward, is taken in the fast layout (the transposed product, read back as a view), and the
+  softmax backward folds the dropout mask into one pass.
 
 The functions compute exactly what the textbook layer computes (tested against autograd in float64); only
 rounding differs. CUDA keeps torch's own autograd path (core.models), where these layouts do not matter.
@@ -106,7 +106,7 @@ def _attention_forward(
     d_head = d_model // heads
     q, k, v = qkv.view(batch, tokens, 3, heads, d_head).permute(2, 0, 3, 1, 4)  # each (batch, heads, tokens, d_head)
     # the query scaled once here (tokens x d_head numbers) rather than the scores (tokens x tokens), and by
-    # log2(e) too: softmax(s) = 2^(s log2 e - max) / sum, and torch's exp2 runs at four times the speed of its exp
+    # log2(e) too: softmax(s) = 2^(s log2 e - max) / sum, and torch's exp2 on the CPU is much faster than its exp
     q_scaled = q.reshape(batch * heads, tokens, d_head) * (d_head**-0.5 * LOG2_E)  # (batch*heads, tokens, d_head)
     k = k.reshape(batch * heads, tokens, d_head)  # (batch*heads, tokens, d_head)
     v_t = v.transpose(-2, -1).reshape(batch * heads, d_head, tokens)  # (batch*heads, d_head, tokens)
