@@ -1,7 +1,9 @@
 """The study's folds (no window in two roles, every window tested once per seed, the held-out fault size or
 load never trained on), a tiny study through run_study, the JSON contract, and the CLI."""
 
+import gzip
 import json
+import tracemalloc
 
 import numpy as np
 import pytest
@@ -124,6 +126,10 @@ def test_a_tiny_study_stores_per_window_predictions_and_its_comparison(recording
     assert profiles["A"]["energy_ratio"] is None and profiles["B"]["energy_ratio"] > 0
     path = save_study(study, tmp_path / "study.json")
     assert read_study(path.read_bytes()) == json.loads(path.read_text())
+    packed = save_study(study, tmp_path / "study.json.gz")
+    assert packed.read_bytes()[:2] == b"\x1f\x8b" and packed.stat().st_size < path.stat().st_size / 3
+    assert read_study(packed.read_bytes()) == json.loads(path.read_text())
+    assert save_study(study, tmp_path / "again.json.gz").read_bytes() == packed.read_bytes()  # no timestamp inside
 
 
 @pytest.mark.parametrize(
@@ -147,6 +153,18 @@ def test_reading_a_study_refuses_what_is_not_one():
         read_study(b"{not json")
     with pytest.raises(ValueError, match="over the 20 MB limit"):
         read_study(b" " * 20_000_001)
+    # 50 kB that would expand to 50 MB: refused after expanding one byte past the limit, not all of it
+    bomb = gzip.compress(b" " * 50_000_000)
+    tracemalloc.start()
+    try:
+        with pytest.raises(ValueError, match="over the 20 MB limit"):
+            read_study(bomb)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 60_000_000  # about 42 MB expanding 20 MB; expanding all 50 MB peaks at about 100 MB
+    with pytest.raises(ValueError, match="not valid gzip"):
+        read_study(gzip.compress(b"{}")[:-6])
 
 
 def test_the_cli_runs_a_study_and_says_one_line_on_bad_settings(tmp_path, capsys):

@@ -47,7 +47,7 @@ RESULTS_DIR = Path(__file__).resolve().parents[1] / "results"
 SHIPPED = {
     "study_cwru_0hp_time-cv.json": "CWRU 0 HP, each recording cut in time into 5 folds",
     "study_cwru_fault-size.json": "CWRU, tested on a fault size the models never saw",
-    "study_cwru_load-out.json": "CWRU, tested at a motor load the models never saw",
+    "study_cwru_load-out.json.gz": "CWRU, tested at a motor load the models never saw",
 }
 MAX_PAGE_RUNS = 60
 MAX_PAGE_SECONDS = 600

@@ -51,7 +51,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_model_arguments(parser, ints, sweep=False)
     add_training_arguments(parser, ints, seeds=range(6))
-    parser.add_argument("--out", type=Path, default=Path("study.json"), help="where to write the study JSON")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=Path("study.json"),
+        help="where to write the study JSON (gzip-compressed when the name ends in .gz)",
+    )
     parser.add_argument("--quiet", action="store_true", help="print only the comparisons")
     parser.add_argument(
         "--reanalyse", type=Path, help="compare a saved study again (its stored runs; --metric / --margin) into --out"

@@ -26,6 +26,8 @@ Written compact (no indent): a study of hundreds of runs stays a few hundred kB.
 
 from __future__ import annotations
 
+import gzip
+import io
 import json
 from collections.abc import Mapping
 from pathlib import Path
@@ -97,6 +99,7 @@ RUN_KEYS = (
 PREDICTION_KEYS = ("true", "predicted", "p_true")
 PROFILE_KEYS = ("fold", "seed", "attention_by_offset", "energy_ratio", "learned_similarity_by_offset")
 MAX_STUDY_BYTES = 20_000_000
+GZIP_MAGIC = b"\x1f\x8b"
 
 
 def study_run(run: Mapping[str, Any], fold: int) -> dict[str, Any]:
@@ -185,14 +188,21 @@ def _check_run(where: str, run: Any, n_classes: int, folds: Mapping[int, int]) -
 
 
 def save_study(study: Mapping[str, Any], path: str | Path) -> Path:
+    """Write the checked study as compact JSON; gzip-compressed when the name ends in .gz (a study's per-window
+    predictions compress about eightfold, which keeps a large shipped study small in the repository)."""
     validate_study(study)
     path = Path(path)
-    path.write_text(json.dumps(study, separators=(",", ":"), allow_nan=False), encoding="utf-8")
+    text = json.dumps(study, separators=(",", ":"), allow_nan=False).encode("utf-8")
+    # mtime=0: the same study gives the same bytes, so re-running it changes the file only if a number moved
+    path.write_bytes(gzip.compress(text, compresslevel=9, mtime=0) if path.suffix == ".gz" else text)
     return path
 
 
 def read_study(text: str | bytes) -> dict[str, Any]:
-    """A study JSON from its text, checked; ValueError (in words) for a damaged, foreign or oversized file."""
+    """A study JSON from its text or its gzip-compressed bytes, checked; ValueError (in words) for a damaged,
+    foreign or oversized file (compressed, the limit applies to what it expands to)."""
+    if isinstance(text, bytes) and text[:2] == GZIP_MAGIC:
+        text = _gunzip(text)
     if len(text) > MAX_STUDY_BYTES:
         raise ValueError(
             f"the file is {len(text) / 1e6:.1f} MB, over the {MAX_STUDY_BYTES / 1e6:.0f} MB limit of a study"
@@ -207,3 +217,12 @@ def read_study(text: str | bytes) -> dict[str, Any]:
 
 def load_study(path: str | Path) -> dict[str, Any]:
     return read_study(Path(path).read_bytes())
+
+
+def _gunzip(data: bytes) -> bytes:
+    """At most one byte past the size limit is expanded, so a small file cannot unpack into gigabytes."""
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
+            return stream.read(MAX_STUDY_BYTES + 1)
+    except (OSError, EOFError) as error:
+        raise ValueError(f"the file is not valid gzip ({error})") from None
