@@ -2,6 +2,7 @@
 set) from the click to the verdict, through the real server in Chromium, with all cores and pinned to one.
 
     python bench/one_button.py [--repeats 2] [--skip-accuracy]
+    python bench/one_button.py --skip-server --seeds 5    # only the accuracy check, with 5 seeds
 
 1. Starts `streamlit run app.py` (tests/live_server.py), opens /fault_lab in Debian's Chromium (Playwright),
    prints the wait the page announces before the click, clicks "Train and compare" and times the click to
@@ -70,8 +71,9 @@ def through_the_server(repeats: int, timeout_s: float, pin: tuple[str, ...]) -> 
         live_server.stop(process)
 
 
-def default_press(trainer: Any = None) -> tuple[dict[str, list[float]], float]:
-    """Accuracy per model (one per seed) of the page's default comparison, headless, and its wall seconds."""
+def default_press(trainer: Any = None, seeds: int | None = None) -> tuple[dict[str, list[float]], float]:
+    """Accuracy per model (one per seed) of the page's default comparison, headless, and its wall seconds;
+    `seeds` moves the page's seeds slider first (None keeps its default)."""
     from streamlit.testing.v1 import AppTest
 
     import core.backends
@@ -84,6 +86,8 @@ def default_press(trainer: Any = None) -> tuple[dict[str, list[float]], float]:
     try:
         at = AppTest.from_file(str(ROOT / "pages" / "fault_lab.py"), default_timeout=600)
         at.run()
+        if seeds is not None:
+            at.slider(key="seeds").set_value(seeds).run()
         seconds = click_and_wait(at)
     finally:
         core.backends.backend = original
@@ -93,12 +97,13 @@ def default_press(trainer: Any = None) -> tuple[dict[str, list[float]], float]:
     return accuracy, seconds
 
 
-def accuracy_section() -> None:
+def accuracy_section(seeds: int | None) -> None:
     from bench.previous import load as load_previous
 
-    new, new_s = default_press()
-    previous, previous_s = default_press(load_previous().train)
-    print(f"\nDefault comparison headless (AppTest): new loop {new_s:.1f} s, previous loop {previous_s:.1f} s")
+    new, new_s = default_press(seeds=seeds)
+    previous, previous_s = default_press(load_previous().train, seeds)
+    what = "Default comparison" if seeds is None else f"Default comparison with {seeds} seeds"
+    print(f"\n{what} headless (AppTest): new loop {new_s:.1f} s, previous loop {previous_s:.1f} s")
     for model in new:
         mean, sd = statistics.mean(new[model]), statistics.stdev(new[model])
         base_mean, base_sd = statistics.mean(previous[model]), statistics.stdev(previous[model])
@@ -114,10 +119,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=2, help="clicks per server start, each on a fresh page")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds to wait for a verdict")
     parser.add_argument("--skip-accuracy", action="store_true")
+    parser.add_argument("--skip-server", action="store_true", help="only the headless accuracy check")
+    parser.add_argument(
+        "--seeds", type=int, choices=range(1, 6), help="the accuracy check with this many seeds (the page's 1-5)"
+    )
     args = parser.parse_args(argv)
-    if not Path(CHROMIUM).exists():
+    if not args.skip_server and not Path(CHROMIUM).exists():
         raise SystemExit(f"{CHROMIUM} not found (apt-get install chromium)")
-    for label, pin in (("all cores", ()), ("pinned to one core (taskset -c 0)", ("taskset", "-c", "0"))):
+    pins = (("all cores", ()), ("pinned to one core (taskset -c 0)", ("taskset", "-c", "0")))
+    if args.skip_server:
+        pins = ()
+    for label, pin in pins:
         waits, announced = through_the_server(args.repeats, args.timeout, pin)
         shown = ", ".join(f"{w:.1f}" for w in waits)
         print(f"server on {label}: click to verdict {shown} s (median {statistics.median(waits):.1f} s)", flush=True)
@@ -126,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
             met = statistics.median(waits) <= TARGET_S
             print(f"  target <= {TARGET_S:.0f} s on all cores: {'met' if met else 'NOT met'}", flush=True)
     if not args.skip_accuracy:
-        accuracy_section()
+        accuracy_section(args.seeds)
     return 0
 
 

@@ -513,6 +513,8 @@ def main(argv: list[str] | None = None) -> int:
             f"{100 * got['gflops'] / got['sgemm_gflops']:.0f} % of sgemm (target >= 25 %): "
             f"{'met' if got['gflops'] >= 0.25 * got['sgemm_gflops'] else 'NOT met'}"
         )
+    if any(got["new"] < 2 * got["previous"] for got in speeds.values()):
+        log("  where a step's time goes, against the 2x budget: python bench/step_floor.py")
     log(f"total wall {time.perf_counter() - log.started:.0f} s; output in {args.out}")
     json_path = args.out.with_suffix(".json")
     content = {"facts": facts, "results": saved, **({"throughput": speeds} if speeds else {})}
