@@ -225,7 +225,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         print(
             f"  left for every elementwise pass, softmax, layer norm and the optimizer: {1e3 * left:.2f} ms "
-            f"(the new step spends {1e3 * (new - products - bits):.2f} ms on them and their dispatch)"
+            f"(the new step spends at most {1e3 * (new - products - bits):.2f} ms on them and on dispatch)"
         )
         if args.compile and model_name == "A":
             eager = timed(functional_step(model_name, None), repeats=40)
