@@ -4,7 +4,8 @@
     kind            "study"
     config          split, folds, seeds, models, margin, metric, window, stride, population, command (the
                     exact CLI command), git_commit, torch, cpu, device, train (TrainConfig), data (DataSpec);
-                    with --tune-lr also tuned_learning_rates {fold: {model: rate}}
+                    with --tune-lr also tuned_learning_rates {fold: {model: rate}}; fingerprint (the machine's,
+                    core.fingerprint: whether a run can be recomputed bit for bit here; absent in older files)
     class_names     the labels, in the order of the class indices below
     recordings      per recording: label, file, load_hp
     folds           per fold: fold, name, recording and start of each test window (indices into recordings,
@@ -124,7 +125,12 @@ def validate_study(study: Any) -> None:
     check_study_version(study)
     check_keys("study", study, TOP_KEYS)
     config = study["config"]
-    check_keys("config", config, CONFIG_KEYS, optional=("tuned_learning_rates",))
+    check_keys("config", config, CONFIG_KEYS, optional=("tuned_learning_rates", "fingerprint"))
+    fingerprint = config.get("fingerprint", {})
+    require(
+        isinstance(fingerprint, dict) and all(isinstance(v, str) for v in fingerprint.values()),
+        "config.fingerprint must be an object of strings",
+    )
     names = study["class_names"]
     require(
         isinstance(names, list) and len(names) >= 2 and all(isinstance(n, str) for n in names),

@@ -17,6 +17,7 @@ import torch
 
 from core.backends import backend
 from core.contract import to_plain
+from core.fingerprint import machine_fingerprint
 from core.models import MODEL_NAMES, TRANSFORMER_VARIANTS, build_model, check_model_settings
 from core.plan import Event, PlanStopped, Stage, StageKey, train_run, train_stages
 from core.probes.attention import attention_by_offset
@@ -112,7 +113,7 @@ def population(split: str, dataset: str, n_recordings: int, n_windows: int) -> s
 
 
 def environment() -> dict[str, Any]:
-    """What the numbers depend on besides the code and the data."""
+    """What the numbers depend on besides the code and the data (`fingerprint`: core.fingerprint)."""
     try:
         root = Path(__file__).resolve().parents[2]
         commit = subprocess.run(
@@ -121,7 +122,7 @@ def environment() -> dict[str, Any]:
     except (OSError, subprocess.SubprocessError):
         commit = "unknown"
     cpu = {"machine": platform.machine(), "capability": torch.backends.cpu.get_cpu_capability()}
-    return {"git_commit": commit, "torch": torch.__version__, "cpu": cpu}
+    return {"git_commit": commit, "torch": torch.__version__, "cpu": cpu, "fingerprint": machine_fingerprint()}
 
 
 def run_study(

@@ -9,8 +9,9 @@ out inside. `tests/test_fixtures.py` runs the same plans and requires the same J
 the fields that measure time and `schema_version`. A change that moves numbers on purpose regenerates the
 fixtures with this script, in a commit of its own that names the cause.
 
-Floating-point results depend on the CPU's vector instructions and on torch's kernels, so each file records
-the torch version and the CPU it was made on; on another machine the test skips and says which differs.
+Floating-point results depend on the CPU and on torch's kernels, so each file records the machine's
+fingerprint (core.fingerprint: torch, CPU flags and the bits of a fixed probe computation); on another
+machine the bit-for-bit test skips and says what differs, and a tolerance check runs instead.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ import argparse
 import contextlib
 import io
 import json
-import platform
 import sys
 import tempfile
 from pathlib import Path
@@ -61,23 +61,10 @@ TIMING_KEYS = frozenset({"train_seconds", "windows_per_second", "wall_seconds", 
 
 
 def environment() -> dict[str, str]:
-    """What the numbers depend on besides the code: torch's version and the CPU's instruction sets."""
-    import torch
+    """What the numbers depend on besides the code: this machine's fingerprint (core.fingerprint)."""
+    from core.fingerprint import machine_fingerprint
 
-    flags = ""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("flags"):
-                flags = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return {
-        "torch": torch.__version__,
-        "cpu_capability": torch.backends.cpu.get_cpu_capability(),
-        "machine": platform.machine(),
-        "cpu_flags": " ".join(sorted(flags.split())),
-    }
+    return machine_fingerprint()
 
 
 def fixture_path(name: str) -> Path:

@@ -1,0 +1,80 @@
+"""The machine fingerprint separates machines that round differently, and a foreign one makes the bit-for-bit
+tests skip with the reason instead of failing."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+import torch
+
+from core.fingerprint import (
+    FINGERPRINT_KEYS,
+    cpu_flags,
+    fingerprint_differences,
+    machine_fingerprint,
+    probe_digest,
+)
+from tests import test_fixtures
+from tests.apptest_utils import ROOT
+from tests.data import make_fixtures
+from tests.reproducibility import skip_unless_same_machine
+
+
+def test_the_fingerprint_names_torch_the_cpu_and_a_repeatable_probe():
+    here = machine_fingerprint()
+    assert tuple(here) == FINGERPRINT_KEYS
+    assert here["torch"] == torch.__version__
+    assert here["probe"] == f"v1:{probe_digest()}" and len(here["probe"]) == 3 + 64
+    assert fingerprint_differences(here, here) == []
+
+
+def test_cpu_flags_are_read_sorted_from_cpuinfo(tmp_path):
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text("processor\t: 0\nflags\t\t: sse2 avx512f avx2 fpu\n\nprocessor\t: 1\nflags\t\t: other\n")
+    assert cpu_flags(cpuinfo) == "avx2 avx512f fpu sse2"
+    assert cpu_flags(tmp_path / "missing") == ""
+
+
+def test_a_foreign_probe_or_flag_set_is_named_even_when_torch_and_the_capability_agree():
+    here = machine_fingerprint()
+    foreign = {**here, "probe": "v1:" + "0" * 64, "cpu_flags": here["cpu_flags"] + " made_up_flag"}
+    differences = fingerprint_differences(foreign, here)
+    assert differences[0] == "cpu_flags (1 only there, 0 only here)"
+    assert differences[1].startswith("probe ('v1:000")
+    legacy = {key: here[key] for key in ("torch", "machine", "cpu_capability", "cpu_flags")}
+    assert fingerprint_differences(legacy, here) == ["probe (not stored)"]
+
+
+@pytest.mark.skipif(not torch.backends.mkl.is_available(), reason="torch here is built without MKL")
+def test_the_probe_tells_apart_two_kernel_paths_that_report_the_same_capability():
+    # MKL's conditional-reproducibility switch picks other product kernels while torch still reports the same
+    # capability: what separates an Intel from an AMD machine, which the capability alone did not.
+    code = "import json; from core.fingerprint import machine_fingerprint as f; print(json.dumps(f()))"
+    env = {key: value for key, value in os.environ.items() if key != "MKL_CBWR"}
+    if "MKL_CBWR" not in os.environ:  # the child takes the other path from this process's
+        env["MKL_CBWR"] = "COMPATIBLE"
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
+    other, here = json.loads(out.stdout), machine_fingerprint()
+    assert other["cpu_capability"] == here["cpu_capability"]
+    assert other["probe"] != here["probe"]
+
+
+def test_a_stored_foreign_fingerprint_makes_the_bit_for_bit_fixture_test_skip_with_the_reason(tmp_path, monkeypatch):
+    name = next(iter(make_fixtures.PLANS))
+    fixture = json.loads(make_fixtures.fixture_path(name).read_text(encoding="utf-8"))
+    fixture["environment"] = {**machine_fingerprint(), "probe": "v1:" + "f" * 64}
+    foreign = tmp_path / "foreign.json"
+    foreign.write_text(json.dumps(fixture), encoding="utf-8")
+    monkeypatch.setattr(make_fixtures, "fixture_path", lambda _: foreign)
+    with pytest.raises(pytest.skip.Exception, match=r"another machine: its fingerprint differs in probe \('v1:fff"):
+        test_fixtures.test_a_fixed_plan_gives_the_stored_json_bit_for_bit(name)
+
+
+def test_a_study_without_a_fingerprint_is_never_compared_bit_for_bit():
+    with pytest.raises(pytest.skip.Exception, match="differs in torch \\(not stored\\)"):
+        skip_unless_same_machine(None, "an old study")
+    skip_unless_same_machine(machine_fingerprint(), "this machine's file")  # no skip: returns
