@@ -1,7 +1,7 @@
 """The rooms of the lab: one list that both the navigation (app.py) and the home page's links read.
 
-Page file names are a public contract (links and checks use them). A room whose script does not exist
-yet is left out of both, so a partly built tree still runs.
+Page file names are a public contract (links and checks use them). A room whose script is missing is an
+error, not a room to hide: the app would otherwise start without a page and every test of it would pass.
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @dataclass(frozen=True)
 class Room:
+    """One page of the app: its script, its title and icon in the navigation, its section, one line about it."""
+
     path: str
     title: str
     icon: str
@@ -61,4 +63,8 @@ ROOMS = (
 
 
 def built_rooms() -> list[Room]:
-    return [room for room in ROOMS if (ROOT / room.path).exists()]
+    """Every room, in story order; FileNotFoundError naming the first page script that is missing."""
+    for room in ROOMS:
+        if not (ROOT / room.path).is_file():
+            raise FileNotFoundError(f"the page script {room.path} ({room.title}) is missing")
+    return list(ROOMS)
