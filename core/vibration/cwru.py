@@ -15,6 +15,7 @@ rate it was recorded at and its official MD5. `load_cwru` reads the requested lo
 from __future__ import annotations
 
 import hashlib
+import io
 from dataclasses import dataclass
 from math import gcd
 from pathlib import Path
@@ -23,6 +24,8 @@ import numpy as np
 import scipy.io
 import scipy.signal
 
+from core.safe_text import shown
+from core.vibration.mat_budget import check_mat_budget
 from core.vibration.types import CLASS_NAMES, DataError, Recording
 
 TARGET_SAMPLE_RATE = 12_000.0
@@ -201,10 +204,13 @@ def _read_recording(path: Path, entry: CwruFile, channel: str) -> Recording:
             f"{path} does not match the official CWRU file {entry.filename} (MD5 {actual_md5}, expected "
             f"{entry.md5}): it is corrupt or a different file. Download it again from {OFFICIAL_URL}{entry.filename}."
         )
+    raw = path.read_bytes()
+    check_mat_budget(raw, entry.filename)  # the MD5 vouches for the file, but scipy is never handed one unchecked
     try:
-        variables = scipy.io.loadmat(path)
+        variables = scipy.io.loadmat(io.BytesIO(raw))
     except Exception as error:  # scipy raises several unrelated types for a damaged .mat
-        raise DataError(f"{path} cannot be read as a MATLAB file ({error}). Download it again.") from error
+        raise DataError(f"{path} cannot be read as a MATLAB file ({shown(str(error))}). Download it again.") from error
+    del raw
 
     prefix = f"X{entry.number:03d}"
     key = f"{prefix}_{channel}_time"
