@@ -39,8 +39,9 @@ from core.contract import (
     METRICS,
     PAIRED_KEYS,
     RUN_KEYS,
+    check_count_matrix,
+    check_fractions,
     check_keys,
-    check_optional_number,
     check_order_summary,
     check_order_test,
     check_pair,
@@ -134,20 +135,11 @@ def _check_run(where: str, run: Any, n_classes: int) -> None:
     require(is_int(run["seed"]), f"{where}.seed must be an integer")
     for metric in METRICS:
         require(is_number(run[metric]) and 0 <= run[metric] <= 1, f"{where}.{metric} must be a fraction in 0..1")
-    f1s = run["per_class_f1"]
-    require(
-        isinstance(f1s, list) and len(f1s) == n_classes and all(is_number(v) and 0 <= v <= 1 for v in f1s),
-        f"{where}.per_class_f1 must be {n_classes} fractions, one per class",
-    )
-    matrix = run["confusion_matrix"]
-    require(
-        isinstance(matrix, list)
-        and len(matrix) == n_classes
-        and all(isinstance(row, list) and len(row) == n_classes for row in matrix)
-        and all(is_int(v) and v >= 0 for row in matrix for v in row),
-        f"{where}.confusion_matrix must be {n_classes} x {n_classes} non-negative integers",
-    )
+    check_fractions(f"{where}.per_class_f1", run["per_class_f1"], n_classes)
+    check_count_matrix(f"{where}.confusion_matrix", run["confusion_matrix"], n_classes)
     require(is_int(run["epochs"]) and run["epochs"] >= 0, f"{where}.epochs must be a non-negative integer")
+    require(is_int(run["best_epoch"]) and 0 <= run["best_epoch"] <= run["epochs"], f"{where}.best_epoch out of range")
+    require(isinstance(run["converged"], bool), f"{where}.converged must be true or false")
     for key in ("train_seconds", "windows_per_second"):
         require(is_number(run[key]) and run[key] >= 0, f"{where}.{key} must be a non-negative number")
     require(isinstance(run["device"], str), f"{where}.device must be a string")
@@ -185,8 +177,12 @@ def validate_results(results: Any) -> None:
             where = f"summary[{model!r}][{metric!r}]"
             check_keys(where, cell, SUMMARY_KEYS)
             require(is_int(cell["n"]) and cell["n"] >= 1, f"{where}.n must be a positive integer")
-            check_optional_number(f"{where}.mean", cell["mean"])
-            check_optional_number(f"{where}.sd", cell["sd"])
+            for key in ("mean", "sd"):  # fractions in 0..1 (a spread of fractions too); sd is null for one seed
+                value = cell[key]
+                require(
+                    (value is None and key == "sd") or (is_number(value) and 0 <= value <= 1),
+                    f"{where}.{key} must be a fraction in 0..1" + (" or null" if key == "sd" else ""),
+                )
 
     paired = results["paired"]
     require(isinstance(paired, Mapping), "paired must be an object")

@@ -1,5 +1,6 @@
 """The Fault lab's look inside the trained models: how much each uses token order, where it attends (for the
-runs trained here, whose weights the session holds), and what position signal it got."""
+runs trained here, whose weights the session holds), and what position signal it got. Model and class names
+may come from a file a visitor opened: they are shown as text."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from core.models import ModelConfig, build_model, has_position
 from core.probes.attention import attention_by_offset, attention_weights
 from core.probes.position import cosine_matrix, energy_ratio, learned_table, similarity_by_offset
 from core.probes.tables import order_table
+from core.safe_text import markdown_literal
 from core.vibration import DataError, make_windows
 from ui.common import show_figure, show_table
 from ui.fault_lab import WEIGHTS_KEY
@@ -53,7 +55,7 @@ def profile_section(profiles: dict[str, Any], width: int | None = None, prefix: 
     if ratios:
         st.caption(
             "Position energy / token energy at the encoder input: "
-            + ", ".join(f"{m} {r:.2f}" for m, r in ratios.items())
+            + ", ".join(f"{markdown_literal(m)} {r:.2f}" for m, r in ratios.items())
             + " (near 1: the position signal is as loud as the content)."
         )
     learned = {
@@ -113,7 +115,7 @@ def attention_section(results: dict[str, Any], data: LoadedData) -> None:
     maps = {
         m: attention_weights(model, x[index : index + 1])[:, 0] for m, model in shown.items()
     }  # (layers, heads, T, T)
-    st.caption(f"Window {index}: class {results['class_names'][int(windows.y_test[index])]}.")
+    st.caption(f"Window {index}: class {markdown_literal(results['class_names'][int(windows.y_test[index])])}.")
     for layer in range(next(iter(maps.values())).shape[0]):
         if per_head:
             heads = {f"{m}, head {h + 1}": w[layer, h] for m, w in maps.items() for h in range(w.shape[1])}

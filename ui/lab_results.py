@@ -1,10 +1,12 @@
 """The Fault lab's results section: the table and verdict, the figures, each evaluation's tables, the
-command that reproduces them, and the downloads. Everything is read from the results JSON alone."""
+command that reproduces them, and the downloads. Everything is read from the results JSON alone, and every
+string of it is shown as text (it may come from a file a visitor opened). `draw_or_close` is the last line of
+defence for a results or study file that core.reopen let through and that still cannot be drawn."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -16,8 +18,10 @@ from core.contract import METRICS
 from core.data_spec import FILES_SPEC, DataSpec
 from core.experiment import command_line
 from core.figures import fault_lab as figures
+from core.reopen import sentence_markdown
+from core.safe_text import markdown_literal
 from ui.common import show_figure, show_table
-from ui.fault_lab import WEIGHTS_KEY, files_to_save
+from ui.fault_lab import MESSAGE_KEY, RESULTS_KEY, WEIGHTS_KEY, files_to_save
 from ui.lab_data import LoadedData
 from ui.lab_inside import attention_section, order_section
 
@@ -64,17 +68,41 @@ def _noise_figure(block: Mapping[str, Any]) -> None:
 EVALUATION_FIGURES = {"noise": _noise_figure}  # evaluations whose block also gets a figure on the page
 
 
+def draw_or_close(draw: Callable[[], None], keys: Sequence[str], what: str) -> None:
+    """Run `draw`; if it fails, the content it drew from (the session `keys`) is closed and one line says so at
+    the top of the page, instead of a traceback on every rerun below which the page's later parts (the Open
+    control among them) would never be drawn. With no keys (shipped content) the line is shown in place."""
+    try:
+        draw()
+    except Exception as error:  # the last line of defence: core.reopen refuses what it can foresee
+        line = f"{what} could not be drawn: {' '.join(filter(None, (type(error).__name__, str(error))))}"
+        if not any(st.session_state.get(key) is not None for key in keys):
+            st.error(sentence_markdown(line))
+            return
+        for key in keys:
+            st.session_state.pop(key, None)
+        st.session_state[MESSAGE_KEY] = ("error", sentence_markdown(f"{line}. It was closed."))
+        st.rerun()
+
+
 def results_section(results: Mapping[str, Any], data: LoadedData) -> None:
+    # results that cannot be drawn are closed with their weights, so the rest of the page stays usable
+    draw_or_close(lambda: _draw_results(results, data), (RESULTS_KEY, WEIGHTS_KEY), "The results")
+
+
+def _draw_results(results: Mapping[str, Any], data: LoadedData) -> None:
     config = results["config"]
     cut = config["data"]
+    names = results["class_names"]
     st.caption(
-        f"{cut['dataset']} data · {cut['split_mode']} split · window {cut['window']} · seeds {config['seeds']} · "
-        f"{results['runs'][0]['device']}"
+        f"{markdown_literal(cut['dataset'])} data · {markdown_literal(cut['split_mode'])} split · window "
+        f"{cut['window']} · seeds {', '.join(str(seed) for seed in config['seeds'])} · "
+        f"{markdown_literal(results['runs'][0]['device'])} · classes {', '.join(markdown_literal(n) for n in names)}"
     )
     if cut["split_mode"] == "random":
         st.warning("These numbers come from the leaky random split.")
     show_table(report.results_table(results), "results_table")
-    st.info(results["verdict"])
+    st.info(sentence_markdown(results["verdict"]))
     margin = next(iter(results["paired"].values()), {}).get("margin", 0.02)
     st.caption(
         f"Each model against A, by the study's rule: equivalent when the 90 % CI of the difference lies within "
@@ -84,7 +112,6 @@ def results_section(results: Mapping[str, Any], data: LoadedData) -> None:
     )
     show_figure(figures.metric_bars(results["summary"], list(METRICS)), report.summary_table(results), "metrics")
     matrices, per_class = per_model(results)
-    names = results["class_names"]
     show_figure(figures.confusion_matrices(matrices, names), confusion_frame(matrices, names), "confusion_matrices")
     show_figure(
         figures.per_class_f1(per_class, names),
@@ -98,7 +125,7 @@ def results_section(results: Mapping[str, Any], data: LoadedData) -> None:
             continue
         st.subheader(evaluation.title)
         for n, (heading, table) in enumerate(evaluation.tables(results[evaluation.key])):
-            st.markdown(f"**{heading}**")
+            st.markdown(f"**{sentence_markdown(heading)}**")
             show_table(table, f"{evaluation.key}_{n}", hide_index=False)
         if evaluation.key in EVALUATION_FIGURES:
             EVALUATION_FIGURES[evaluation.key](results[evaluation.key])
@@ -108,7 +135,8 @@ def results_section(results: Mapping[str, Any], data: LoadedData) -> None:
     st.code(command_line(config), language="bash")
     files = files_to_save(config)
     if files:
-        st.caption(f"Save your files under these names in the folder you run it from: {', '.join(files)}.")
+        shown = ", ".join(markdown_literal(name) for name in files)
+        st.caption(f"Save your files under these names in the folder you run it from: {shown}.")
     choices = DataSpec.from_dict(config["data"]).files_spec()
     if choices:
         st.download_button(
@@ -121,9 +149,11 @@ def results_section(results: Mapping[str, Any], data: LoadedData) -> None:
             icon=":material/download:",
         )
     left, middle, right = st.columns(3)
+    # written when clicked, not on every rerun: a reopened file near the size limit takes seconds and several
+    # hundred MB to serialise again
     left.download_button(
         "Results (JSON)",
-        json.dumps(results, indent=1),
+        lambda: json.dumps(results, indent=1),
         "pe_lab_results.json",
         "application/json",
         key="dl_json",
@@ -132,7 +162,7 @@ def results_section(results: Mapping[str, Any], data: LoadedData) -> None:
     )
     middle.download_button(
         "Runs (CSV)",
-        report.runs_table(results).to_csv(index=False),
+        lambda: report.runs_table(results).to_csv(index=False),
         "pe_lab_runs.csv",
         "text/csv",
         key="dl_runs",

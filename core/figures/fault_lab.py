@@ -1,15 +1,19 @@
 """Figures of the Fault lab: the signal explorer, training progress, and the model comparison.
 
-Every function takes plain arrays or the results JSON pieces (core.results) and returns a plotly Figure.
+Every function takes plain arrays or the results JSON pieces (core.results) and returns a plotly Figure. Class
+names, model names and titles may come from a visitor's files: they reach a figure through
+core.safe_text.plotly_literal, so Plotly shows them as typed and never as its HTML subset.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
+
+from core.safe_text import plotly_literal
 
 PALETTE = ("#3b6ea5", "#e07b39", "#5a9e6f", "#b5504b", "#8c6bb1", "#8a7f5a", "#d17fb0", "#7f7f7f")
 MAX_LINE_POINTS = 6_000  # a line with more points than screen pixels only costs payload
@@ -17,6 +21,11 @@ MAX_LINE_POINTS = 6_000  # a line with more points than screen pixels only costs
 
 def model_colours(models: Sequence[str]) -> dict[str, str]:
     return {model: PALETTE[i % len(PALETTE)] for i, model in enumerate(models)}
+
+
+def labels(names: Iterable[object]) -> list[str]:
+    """Visitor text as Plotly labels (tick labels, legend names, subplot titles)."""
+    return [plotly_literal(name) for name in names]
 
 
 def _layout(figure: go.Figure, title: str, height: int = 380) -> go.Figure:
@@ -36,7 +45,7 @@ def waveform(time_s: np.ndarray, signal: np.ndarray, title: str) -> go.Figure:
     figure = go.Figure(go.Scatter(x=t, y=y.astype(np.float32), mode="lines", line=dict(width=1, color=PALETTE[0])))
     figure.update_xaxes(title="time (s)")
     figure.update_yaxes(title="acceleration")
-    return _layout(figure, title, height=300)
+    return _layout(figure, plotly_literal(title), height=300)
 
 
 def spectrum(
@@ -66,7 +75,7 @@ def spectrum(
         )
     figure.update_xaxes(title="frequency (Hz)")
     figure.update_yaxes(title="amplitude", type="log" if log_y else "linear")
-    return _layout(figure, title, height=320)
+    return _layout(figure, plotly_literal(title), height=320)
 
 
 def windows_per_class(counts: Mapping[str, Mapping[str, int]], class_names: Sequence[str]) -> go.Figure:
@@ -76,7 +85,7 @@ def windows_per_class(counts: Mapping[str, Mapping[str, int]], class_names: Sequ
         per_class = counts.get(split, {})
         figure.add_trace(
             go.Bar(
-                x=list(class_names),
+                x=labels(class_names),
                 y=[per_class.get(name, 0) for name in class_names],
                 name=split,
                 marker_color=PALETTE[i],
@@ -99,16 +108,17 @@ def training_curves(histories: Mapping[str, Sequence[Mapping[str, float]]]) -> g
         if not history:
             continue
         model = label.split(" · ")[0]
+        name, hover = plotly_literal(model), plotly_literal(label)
         epochs = [row["epoch"] for row in history]
-        common = dict(legendgroup=model, line=dict(color=colours[model], width=1.5))
+        common = dict(legendgroup=name, line=dict(color=colours[model], width=1.5))
         figure.add_trace(
             go.Scatter(
                 x=epochs,
                 y=[row["val_loss"] for row in history],
                 mode="lines+markers",
-                name=model,
+                name=name,
                 showlegend=model not in shown,
-                hovertext=label,
+                hovertext=hover,
                 **common,
             ),
             row=1,
@@ -119,10 +129,10 @@ def training_curves(histories: Mapping[str, Sequence[Mapping[str, float]]]) -> g
                 x=epochs,
                 y=[row["train_loss"] for row in history],
                 mode="lines",
-                name=f"{model} train",
+                name=f"{name} train",
                 showlegend=False,
-                hovertext=label,
-                legendgroup=model,
+                hovertext=hover,
+                legendgroup=name,
                 line=dict(color=colours[model], width=1, dash="dot"),
             ),
             row=1,
@@ -133,9 +143,9 @@ def training_curves(histories: Mapping[str, Sequence[Mapping[str, float]]]) -> g
                 x=epochs,
                 y=[100 * row["val_accuracy"] for row in history],
                 mode="lines+markers",
-                name=model,
+                name=name,
                 showlegend=False,
-                hovertext=label,
+                hovertext=hover,
                 **common,
             ),
             row=1,
@@ -161,7 +171,7 @@ def metric_bars(summary: Mapping[str, Mapping[str, Mapping[str, float]]], metric
             go.Bar(
                 x=list(metrics),
                 y=means,
-                name=f"{model} (n={n})",
+                name=f"{plotly_literal(model)} (n={n})",
                 marker_color=colours[model],
                 error_y=dict(type="data", array=sds, visible=True),
             )
@@ -174,7 +184,7 @@ def metric_bars(summary: Mapping[str, Mapping[str, Mapping[str, float]]], metric
 def confusion_matrices(matrices: Mapping[str, np.ndarray], class_names: Sequence[str]) -> go.Figure:
     """Row-normalised confusion matrices side by side (true class down, predicted across), counts on hover."""
     models = list(matrices)
-    figure = make_subplots(rows=1, cols=max(1, len(models)), subplot_titles=models, horizontal_spacing=0.06)
+    figure = make_subplots(rows=1, cols=max(1, len(models)), subplot_titles=labels(models), horizontal_spacing=0.06)
     for i, model in enumerate(models, start=1):
         counts = np.asarray(matrices[model], dtype=np.float64)
         rows = counts.sum(axis=1, keepdims=True)
@@ -182,8 +192,8 @@ def confusion_matrices(matrices: Mapping[str, np.ndarray], class_names: Sequence
         figure.add_trace(
             go.Heatmap(
                 z=share,
-                x=list(class_names),
-                y=list(class_names),
+                x=labels(class_names),
+                y=labels(class_names),
                 zmin=0,
                 zmax=1,
                 colorscale="Blues",
@@ -204,7 +214,12 @@ def per_class_f1(per_model: Mapping[str, Sequence[float]], class_names: Sequence
     figure = go.Figure()
     for model, scores in per_model.items():
         figure.add_trace(
-            go.Bar(x=list(class_names), y=[100 * s for s in scores], name=model, marker_color=colours[model])
+            go.Bar(
+                x=labels(class_names),
+                y=[100 * s for s in scores],
+                name=plotly_literal(model),
+                marker_color=colours[model],
+            )
         )
     figure.update_layout(barmode="group")
     figure.update_yaxes(title="F1 % (mean over seeds)", range=[0, 105])
@@ -216,17 +231,18 @@ def noise_curve(
     accuracy: Mapping[str, Sequence[float]],
     spread: Mapping[str, Sequence[float]] | None = None,
 ) -> go.Figure:
-    """Accuracy (%) against test SNR (dB), one line per model, error bars = sd over seeds."""
+    """Accuracy (%) against test SNR (dB), one line per model, error bars = sd over seeds (a cell without runs,
+    None, is a gap)."""
     colours = model_colours(list(accuracy))
     figure = go.Figure()
     for model, values in accuracy.items():
-        errors = None if spread is None else dict(type="data", array=[100 * s for s in spread[model]], visible=True)
+        errors = None if spread is None else dict(type="data", array=_percent(spread[model]), visible=True)
         figure.add_trace(
             go.Scatter(
                 x=list(snr_db),
-                y=[100 * v for v in values],
+                y=_percent(values),
                 mode="lines+markers",
-                name=model,
+                name=plotly_literal(model),
                 line=dict(color=colours[model]),
                 error_y=errors,
             )
@@ -234,3 +250,7 @@ def noise_curve(
     figure.update_xaxes(title="SNR of the test windows (dB)")
     figure.update_yaxes(title="accuracy %")
     return _layout(figure, "Robustness to added white noise", height=340)
+
+
+def _percent(fractions: Sequence[float | None]) -> list[float | None]:
+    return [None if value is None else 100 * value for value in fractions]

@@ -1,5 +1,6 @@
 """Figures of what the trained models do: attention by offset, attention maps, a learned position table's
-similarity against the sinusoidal one's. Each takes plain arrays and returns a plotly Figure."""
+similarity against the sinusoidal one's. Each takes plain arrays and returns a plotly Figure; model names (the
+profiles may come from a visitor's file) reach it through core.safe_text.plotly_literal."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from core.figures.fault_lab import PALETTE, _layout
+from core.figures.fault_lab import PALETTE, _layout, labels
+from core.safe_text import plotly_literal
 
 
 def attention_by_offset(profiles: Mapping[str, np.ndarray]) -> go.Figure:
@@ -24,7 +26,7 @@ def attention_by_offset(profiles: Mapping[str, np.ndarray]) -> go.Figure:
                     x=offsets,
                     y=row,
                     mode="lines",
-                    name=f"{model}, layer {layer + 1}",
+                    name=f"{plotly_literal(model)}, layer {layer + 1}",
                     line=dict(color=PALETTE[i % len(PALETTE)], dash="solid" if layer == 0 else "dot"),
                 )
             )
@@ -35,7 +37,7 @@ def attention_by_offset(profiles: Mapping[str, np.ndarray]) -> go.Figure:
 
 def attention_maps(maps: Mapping[str, np.ndarray]) -> go.Figure:
     """One heatmap per model (queries down, keys across)."""
-    figure = make_subplots(rows=1, cols=len(maps), subplot_titles=list(maps), horizontal_spacing=0.08)
+    figure = make_subplots(rows=1, cols=len(maps), subplot_titles=labels(maps), horizontal_spacing=0.08)
     for col, weights in enumerate(maps.values(), start=1):
         figure.add_trace(go.Heatmap(z=weights, colorscale="Blues", zmin=0, showscale=col == len(maps)), row=1, col=col)
         figure.update_yaxes(autorange="reversed", title="query" if col == 1 else None, row=1, col=col)
@@ -52,7 +54,7 @@ def position_similarity(by_offset: Mapping[str, np.ndarray]) -> go.Figure:
                 x=np.arange(len(values)),
                 y=values,
                 mode="lines+markers",
-                name=name,
+                name=plotly_literal(name),
                 line=dict(color=PALETTE[i % len(PALETTE)]),
             )
         )

@@ -1,5 +1,6 @@
 """Figures of a study: the equivalence plot, the paired per-run differences, scores per fold, and the CI
-half-width other designs would give. Each takes plain tables (core.study.views) and returns a plotly Figure."""
+half-width other designs would give. Each takes plain tables (core.study.views) and returns a plotly Figure;
+model and fold names (a study may come from a visitor's file) reach it through core.safe_text.plotly_literal."""
 
 from __future__ import annotations
 
@@ -9,19 +10,20 @@ from typing import Any
 import pandas as pd
 import plotly.graph_objects as go
 
-from core.figures.fault_lab import PALETTE, _layout
+from core.figures.fault_lab import PALETTE, _layout, labels
+from core.safe_text import plotly_literal
 
 
 def equivalence(comparisons: Sequence[Mapping[str, Any]]) -> go.Figure:
     """Each comparison's difference with its 95 % CI (thin) and 90 % CI (thick) against the ±margin band."""
-    labels = [f"{c['b']} vs {c['a']}" for c in comparisons][::-1]
+    names = labels(f"{c['b']} vs {c['a']}" for c in comparisons)[::-1]
     rows = list(comparisons)[::-1]
     margin = rows[0]["margin"] if rows else 2.0
     figure = go.Figure()
     figure.add_vrect(x0=-margin, x1=margin, fillcolor="#5a9e6f", opacity=0.15, line_width=0)
     figure.add_vline(x=0, line_color="#7f7f7f", line_dash="dot")
     for ci, width, name in (("ci95", 2, "95 % CI"), ("ci90", 8, "90 % CI")):
-        for label, c in zip(labels, rows):
+        for label, c in zip(names, rows):
             if c[ci] is not None:
                 figure.add_trace(
                     go.Scatter(
@@ -30,7 +32,7 @@ def equivalence(comparisons: Sequence[Mapping[str, Any]]) -> go.Figure:
                         mode="lines",
                         line=dict(color=PALETTE[0], width=width),
                         name=name,
-                        showlegend=label == labels[0],
+                        showlegend=label == names[0],
                         legendgroup=name,
                         opacity=0.6 if width > 2 else 1,
                     )
@@ -38,11 +40,11 @@ def equivalence(comparisons: Sequence[Mapping[str, Any]]) -> go.Figure:
     figure.add_trace(
         go.Scatter(
             x=[c["diff"] for c in rows],
-            y=labels,
+            y=names,
             mode="markers",
             marker=dict(color=PALETTE[1], size=10),
             name="difference",
-            text=[c["verdict"] for c in rows],
+            text=labels(c["verdict"] for c in rows),
             hovertemplate="%{y}: %{x:+.2f} (%{text})",
         )
     )
@@ -52,9 +54,10 @@ def equivalence(comparisons: Sequence[Mapping[str, Any]]) -> go.Figure:
 
 def paired_differences(frame: pd.DataFrame, a: str, b: str) -> go.Figure:
     """One dot per (fold, seed): metric(b) - metric(a) in points, by fold."""
+    a, b = plotly_literal(a), plotly_literal(b)
     figure = go.Figure(
         go.Scatter(
-            x=frame["fold"],
+            x=labels(frame["fold"]),
             y=frame["difference"],
             mode="markers",
             marker=dict(color=PALETTE[0], size=9),
@@ -72,8 +75,8 @@ def fold_heatmap(table: pd.DataFrame, metric: str = "accuracy") -> go.Figure:
     figure = go.Figure(
         go.Heatmap(
             z=table.to_numpy(),
-            x=list(table.columns),
-            y=list(table.index),
+            x=labels(table.columns),
+            y=labels(table.index),
             colorscale="Blues",
             text=table.round(1).to_numpy(),
             texttemplate="%{text}",
