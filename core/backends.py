@@ -6,20 +6,30 @@ object store), not once per task. The driver keeps the plan machinery (core.plan
 is waited for by one driver thread, so runs come back in plan order, a stop or Ctrl-C cancels the outstanding
 tasks, and on CPU a run's numbers are the same bit for bit as on the local backend (same code, same seeds).
 Ray is optional: without it installed, asking for it is one clear error.
+
+A server started with PE_LAB_RAY_ADDRESS must not hang its pages on a cluster that does not answer (ray.init
+waits minutes for one): `cluster_reachable` dials the address once in a background thread, with a plain TCP
+connect bounded by CLUSTER_PROBE_TIMEOUT_S, and every page of the server reuses the answer for
+CLUSTER_PROBE_CACHE_S.
 """
 
 from __future__ import annotations
 
 import os
+import socket
+import threading
+import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from core.limits import CLUSTER_PROBE_CACHE_S, CLUSTER_PROBE_TIMEOUT_S
 from core.training import TrainConfig, TrainingStopped
 from core.vibration.windows import WindowSet
 
 BACKENDS = ("local", "ray")
 INSTALL = "pip install -r requirements-cluster.txt"
 ADDRESS_VARIABLE = "PE_LAB_RAY_ADDRESS"  # set when the server starts: the Fault lab trains on that cluster
+RAY_CLIENT_PORT = 10001  # Ray's default for a "ray://host" address without a port
 
 
 class BackendError(ValueError):
@@ -119,3 +129,61 @@ def backend(name: str, address: str = "auto") -> RayBackend | None:
     if name not in BACKENDS:
         raise BackendError(f"backend must be one of {BACKENDS}, got {name!r}")
     return RayBackend(address) if name == "ray" else None
+
+
+# --- is the cluster there? ---------------------------------------------------------------------------------
+
+probe_clock: Callable[[], float] = time.monotonic  # a module setting, so a test can age the cached answers
+_probe_lock = threading.Lock()
+_answers: dict[str, tuple[float, bool]] = {}  # address -> (when it answered, whether it did)
+_probing: set[str] = set()
+
+
+def probe_target(address: str) -> tuple[str, int] | None:
+    """The (host, port) to dial for a Ray address ("ray://host:port" or "host:port"); None for "auto" and
+    "local", which name no remote machine. BackendError when the address has no host and port to read."""
+    if address in ("auto", "local"):
+        return None
+    scheme, _, rest = address.rpartition("://")
+    host, colon, port = rest.rpartition(":")
+    if not colon and scheme == "ray":
+        host, port = rest, str(RAY_CLIENT_PORT)
+    host = host.strip("[]")  # an IPv6 literal is written [::1]:6379
+    if not host or not port.isdigit() or not 0 < int(port) < 65536 or scheme not in ("", "ray"):
+        raise BackendError(f"cannot read a host and port from the cluster address {address!r}")
+    return host, int(port)
+
+
+def answers(host: str, port: int, timeout: float = CLUSTER_PROBE_TIMEOUT_S) -> bool:
+    """Whether something accepts a TCP connection at host:port within `timeout` seconds."""
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            return True
+    except (OSError, ValueError):  # ValueError: a host name that cannot be encoded (IDNA)
+        return False
+
+
+def cluster_reachable(address: str) -> bool | None:
+    """Whether the cluster at `address` answered its last probe; None while the first probe is out. Never
+    waits: a probe older than CLUSTER_PROBE_CACHE_S (or none) starts one in the background, and until it
+    answers the previous answer stands."""
+    try:
+        target = probe_target(address)
+    except BackendError:
+        return False
+    if target is None:
+        return True
+    with _probe_lock:
+        answer = _answers.get(address)
+        stale = answer is None or probe_clock() - answer[0] >= CLUSTER_PROBE_CACHE_S
+        if stale and address not in _probing:
+            _probing.add(address)
+            threading.Thread(target=_probe, args=(address, target), name="pe-lab-cluster-probe", daemon=True).start()
+    return None if answer is None else answer[1]
+
+
+def _probe(address: str, target: tuple[str, int]) -> None:
+    reachable = answers(*target)
+    with _probe_lock:
+        _answers[address] = (probe_clock(), reachable)
+        _probing.discard(address)

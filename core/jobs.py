@@ -11,6 +11,11 @@ streamlit: a page keeps the `Job` handle (e.g. in st.session_state) and polls `j
     job.stop()     # a queued job leaves the queue; a running one stops before its next batch
     job.result()   # the results JSON (core.results) once done, or of the finished runs once stopped
 
+A page passes `owner` (one id per browser session): the queue then holds at most MAX_QUEUED_JOBS jobs and each
+owner at most MAX_JOBS_PER_SESSION, refused with core.limits.BudgetExceeded, and an owner's job is cancelled
+once its page has stopped asking for its status (the tab was closed) for `abandoned_after_s`. The CLIs pass no
+owner: their jobs are bound by nothing here.
+
 The job runs `core.plan.run_plan` (or `core.study.run_study` for a StudyPlan), the functions the CLIs call,
 and follows it through their progress events; the result is the results JSON or the study JSON.
 """
@@ -20,14 +25,20 @@ from __future__ import annotations
 import itertools
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from core.limits import ABANDONED_AFTER_S, MAX_JOBS_PER_SESSION, MAX_PAGE_RUNS, MAX_QUEUED_JOBS, BudgetExceeded
 from core.plan import MAIN, EpochEnded, Event, Plan, PlanStopped, RunFinished, RunStarted, StageStarted, run_plan
 from core.study.runner import StudyPlan, run_study
 
 STATES = ("queued", "running", "done", "stopped", "failed")
 FINISHED_STATES = ("done", "stopped", "failed")
+
+# Module settings rather than constants, so a test can shorten the wait or drive the clock.
+abandoned_after_s: float = ABANDONED_AFTER_S
+clock: Callable[[], float] = time.monotonic
 
 
 @dataclass(frozen=True)
@@ -50,6 +61,7 @@ class JobStatus:
     elapsed_seconds: float  # since the job started running
     stage: str | None = None  # "main", or the evaluation stage of the current run ("random split", ...)
     workers: int = 1  # runs trained side by side
+    reason: str | None = None  # why a job stopped that nobody stopped by hand (its page stopped asking)
 
 
 class Job:
@@ -57,9 +69,12 @@ class Job:
 
     _ids = itertools.count(1)
 
-    def __init__(self, plan: Plan | StudyPlan):
+    def __init__(self, plan: Plan | StudyPlan, owner: str | None = None):
         self.plan = plan
+        self.owner = owner
         self.job_id = next(Job._ids)
+        self._polled_at = clock()
+        self._reason: str | None = None
         self._lock = threading.Lock()
         self._stop_requested = threading.Event()
         self._finished = threading.Event()
@@ -80,8 +95,10 @@ class Job:
     # --- called by the page or the CLI -----------------------------------------------------------
 
     def status(self) -> JobStatus:
+        """A snapshot; asking for it is what keeps an owner's job alive (see `abandoned_after_s`)."""
         jobs_ahead = _jobs_ahead(self)  # read before taking the job's lock: the queue lock is never taken inside it
         with self._lock:
+            self._polled_at = clock()
             now = self._ended_at or time.perf_counter()
             return JobStatus(
                 job_id=self.job_id,
@@ -100,6 +117,7 @@ class Job:
                 elapsed_seconds=now - self._started_at if self._started_at else 0.0,
                 stage=self._stage,
                 workers=self.plan.workers,
+                reason=self._reason,
             )
 
     def stop(self) -> None:
@@ -126,6 +144,18 @@ class Job:
     def done(self) -> bool:
         return self._finished.is_set()
 
+    @property
+    def abandoned(self) -> bool:
+        """An owner's unfinished job whose page has not asked for its status for `abandoned_after_s`."""
+        with self._lock:
+            silent = clock() - self._polled_at
+        return self.owner is not None and not self.done and silent > abandoned_after_s
+
+    def _cancel_abandoned(self) -> None:
+        with self._lock:
+            self._reason = f"cancelled: its page stopped asking for it for over {abandoned_after_s:g} s"
+        self._stop_requested.set()
+
     # --- called by the worker thread -------------------------------------------------------------
 
     def _run(self) -> None:
@@ -138,13 +168,21 @@ class Job:
             return
         try:
             execute = run_study if isinstance(self.plan, StudyPlan) else run_plan
-            results = execute(self.plan, progress=self._on_event, should_stop=self._stop_requested.is_set)
+            results = execute(self.plan, progress=self._on_event, should_stop=self._should_stop)
         except PlanStopped as stopped:
             self._finish("stopped", result=stopped.results)
         except Exception as error:  # a failed job reports why; the worker lives on for the next one
             self._finish("failed", error=f"{type(error).__name__}: {error}")
         else:
             self._finish("done", result=results)
+
+    def _should_stop(self) -> bool:
+        """Asked before every batch: a stop by hand, or nobody asking any more; the queue is swept meanwhile."""
+        if not self._stop_requested.is_set() and self.abandoned:
+            self._cancel_abandoned()
+        with _queue_lock:  # a few waiting jobs at most: microseconds beside a batch's milliseconds
+            _sweep()
+        return self._stop_requested.is_set()
 
     # With runs side by side the status follows one of them: the newest, and when it ends the newest of
     # those still training. `_histories` holds the epochs of every run in progress.
@@ -199,8 +237,10 @@ def _worker_loop() -> None:
     global _running
     while True:
         with _queue_lock:
+            _sweep()
             while not _waiting:
                 _queue_lock.wait()
+                _sweep()
             _running = _waiting.pop(0)
         try:
             _running._run()
@@ -217,8 +257,23 @@ def _ensure_worker() -> None:
         _worker.start()
 
 
+def _sweep() -> None:
+    """Cancel the waiting jobs nobody asks about any more, freeing their places; the caller holds the queue lock
+    (taken before a job's lock, never inside it)."""
+    for job in [job for job in _waiting if job.abandoned]:
+        _waiting.remove(job)
+        job._cancel_abandoned()
+        job._finish("stopped")
+
+
+def _active() -> list[Job]:
+    """The running job and the waiting ones, those that have not ended yet; the caller holds the queue lock."""
+    return [job for job in (_running, *_waiting) if job is not None and not job.done]
+
+
 def _jobs_ahead(job: Job) -> int:
     with _queue_lock:
+        _sweep()
         if job not in _waiting:
             return 0
         return _waiting.index(job) + (1 if _running is not None else 0)
@@ -233,17 +288,44 @@ def _withdraw(job: Job) -> bool:
         return False
 
 
-def start(plan: Plan | StudyPlan) -> Job:
-    """Queue `plan` behind any jobs already waiting and return its handle at once."""
-    job = Job(plan)
+def start(plan: Plan | StudyPlan, owner: str | None = None) -> Job:
+    """Queue `plan` behind any jobs already waiting and return its handle at once.
+
+    With an `owner` (a page's session id) the job must fit the page's budgets: BudgetExceeded, in one line,
+    when the queue is full, when the owner already has a job running or waiting, or when the plan alone has
+    more runs than one press of the page may start (unless they go to a cluster). Without one (the CLIs),
+    nothing here refuses it."""
+    job = Job(plan, owner)
     with _queue_lock:
+        if owner is not None:
+            _sweep()
+            _check_budgets(plan, owner)
         _waiting.append(job)
         _ensure_worker()
         _queue_lock.notify()
     return job
 
 
+def _check_budgets(plan: Plan | StudyPlan, owner: str) -> None:
+    active = _active()
+    if sum(job.owner == owner for job in active) >= MAX_JOBS_PER_SESSION:
+        raise BudgetExceeded(
+            "This page already has an experiment running or waiting (one per visitor): stop it, or wait for it to end."
+        )
+    if len(active) >= MAX_QUEUED_JOBS:
+        raise BudgetExceeded(
+            f"The server's queue is full ({len(active)} experiments running or waiting, at most {MAX_QUEUED_JOBS}): "
+            "try again when one has ended."
+        )
+    if plan.backend == "local" and plan.run_count() > MAX_PAGE_RUNS:
+        raise BudgetExceeded(
+            f"{plan.run_count()} training runs are more than one press of the page may start ({MAX_PAGE_RUNS}): "
+            "run it from the command line instead."
+        )
+
+
 def queue_length() -> int:
     """Jobs waiting or running in this process."""
     with _queue_lock:
-        return len(_waiting) + (1 if _running is not None else 0)
+        _sweep()
+        return len(_active())

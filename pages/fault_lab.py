@@ -5,6 +5,7 @@ import streamlit as st
 
 from core.explorer import signal_views
 from core.figures import fault_lab as figures
+from core.safe_text import markdown_text
 from core.vibration import DataError
 from ui import fault_lab as lab
 from ui.common import page_intro, show_figure
@@ -85,16 +86,23 @@ else:
         "windows_per_class",
     )
 st.caption(f"Device: {lab.device_name()}. Runs execute on {lab.where_runs_execute()}.")
+if note := lab.cluster_note():
+    st.caption(note)
+too_large = None
 if problem:
-    st.error(problem)
+    st.error(markdown_text(problem, 2_000))
 else:
     st.caption(lab.expected_wait(data, settings))
+    too_large = lab.too_large(data, settings)
+if too_large:
+    st.warning(too_large[0])
+    st.code(too_large[1], language="bash")
 busy = st.session_state.get(lab.JOB_KEY) is not None
-if st.button("Train and compare", type="primary", disabled=bool(problem) or busy, key="train"):
+if st.button("Train and compare", type="primary", disabled=bool(problem or too_large) or busy, key="train"):
     try:
         st.session_state[lab.JOB_KEY] = lab.start_experiment(data, settings)
-    except (DataError, ValueError) as error:
-        st.error(str(error))
+    except (DataError, ValueError) as error:  # a queue that is full (core.limits.BudgetExceeded) among them
+        st.error(markdown_text(error, 2_000))
 # Decided after the button, so the run that starts a job already polls it.
 running = st.session_state.get(lab.JOB_KEY) is not None
 st.fragment(lab.progress_panel, run_every=1.0 if running else None)()

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from core.backends import INSTALL, BackendError, backend
+from core.backends import INSTALL, BackendError, RayBackend, backend
 from core.models import ModelConfig
 from core.study import StudyPlan, run_study
 from core.training import TrainConfig
@@ -68,11 +68,17 @@ def test_without_ray_the_backend_is_refused_with_the_install_command(monkeypatch
 
 
 def test_a_server_pointed_at_a_cluster_trains_there_and_says_so(cluster, monkeypatch):
-    from tests.test_page_fault_lab import open_lab, set_tiny, train_to_the_end
+    from tests.apptest_utils import open_lab, set_tiny, train_to_the_end
 
     monkeypatch.setenv("PE_LAB_RAY_ADDRESS", "local")  # the cluster this test started
+    sent = []
+    real_train = RayBackend.train
+    monkeypatch.setattr(
+        RayBackend, "train", lambda self, *args, **kw: sent.append(args[1]) or real_train(self, *args, **kw)
+    )
     at = open_lab()
     assert any("Runs execute on a Ray cluster of 2 CPUs" in c.value for c in at.caption)
     set_tiny(at, seeds=1)
     results = train_to_the_end(at)
     assert [run["model"] for run in results["runs"]] == ["A", "B"]
+    assert sorted(sent) == ["A", "B"]  # each run a Ray task, not a thread of the page's server

@@ -3,26 +3,32 @@
 The running job and the last results live in st.session_state under keys that no widget owns, so they
 survive switching pages. The page hands the current data (ui.lab_data) and one `LabSettings` to
 `start_experiment`; everything it checks, core checks (the Plan and core.models), so page and CLI refuse the
-same settings with the same words.
+same settings with the same words. One press starts at most the page's budget of runs (core.limits); a larger
+experiment gets its command instead, and a job is started in the name of the browser session (core.jobs
+bounds the queue by it).
 """
 
 from __future__ import annotations
 
 import io
 import os
+import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Any
 
 import streamlit as st
 import torch
 
 from core import evaluations, jobs
-from core.backends import ADDRESS_VARIABLE, BackendError, backend
+from core.backends import ADDRESS_VARIABLE, BackendError, backend, cluster_reachable
 from core.data_spec import DataSpec
+from core.experiment import command_line
 from core.figures import fault_lab as figures
+from core.limits import MAX_PAGE_RUNS, MAX_PAGE_SECONDS
 from core.models import MODEL_DESCRIPTIONS, MODEL_NAMES, ModelConfig, check_model_settings
-from core.plan import Plan
+from core.plan import Plan, experiment_config
 from core.training import TrainConfig, default_workers, describe_device, pick_device
 from ui.lab_data import DATA_KEY, MESSAGE_KEY, LoadedData
 
@@ -32,6 +38,7 @@ JOB_KEY = "_fault_lab_job"
 RESULTS_KEY = "_fault_lab_results"
 WEIGHTS_KEY = "_fault_lab_weights"
 STUDY_KEY = "_fault_lab_study"  # a study run on this page or opened from a file
+OWNER_KEY = "_fault_lab_owner"  # this browser session's id, the owner of its jobs in core.jobs
 # epochs and rate are the CLI's defaults, chosen on the CWRU validation split: at 8 epochs the synthetic
 # set's B had not converged and the default verdict read "B worse"
 DEFAULT_EPOCHS = TrainConfig().epochs
@@ -43,9 +50,27 @@ def device_name() -> str:
     return describe_device(pick_device(None))
 
 
-def cluster_address() -> str | None:
-    """The Ray cluster this server sends training to (PE_LAB_RAY_ADDRESS), or None: it trains itself."""
+def configured_cluster() -> str | None:
+    """The Ray cluster named when the server started (PE_LAB_RAY_ADDRESS), answering or not."""
     return os.environ.get(ADDRESS_VARIABLE) or None
+
+
+def cluster_address() -> str | None:
+    """The Ray cluster this server sends training to, or None: it trains itself. A named cluster counts once
+    its probe (core.backends, off the page draw) has answered, so a dead address never holds up the page."""
+    address = configured_cluster()
+    return address if address is not None and cluster_reachable(address) else None
+
+
+def cluster_note() -> str | None:
+    """One line when a named cluster is not (yet) used, saying that training happens here meanwhile."""
+    address = configured_cluster()
+    if address is None:
+        return None
+    reachable = cluster_reachable(address)
+    if reachable is None:
+        return f"The cluster at `{address}` is being checked; until it answers, training happens here."
+    return None if reachable else f"The cluster at `{address}` did not answer; training here."
 
 
 def where_runs_execute() -> str:
@@ -56,6 +81,12 @@ def where_runs_execute() -> str:
         return backend("ray", address).where() + f" at {address}"
     except BackendError as error:
         return f"nowhere yet: {error}"
+
+
+def cluster_backend() -> dict[str, str]:
+    """The Plan / StudyPlan fields that send its runs to the cluster in use; none when it trains here."""
+    address = cluster_address()
+    return {} if address is None else {"backend": "ray", "ray_address": address}
 
 
 def training_workers() -> int:
@@ -105,6 +136,7 @@ class LabSettings:
             keep_weights=True,
             evaluations=dict(self.evaluations),
             workers=training_workers(),
+            **cluster_backend(),
         )
 
     def problem(self, data: LoadedData) -> str | None:
@@ -228,8 +260,55 @@ def evaluation_controls(data: LoadedData) -> dict[str, Any]:
     return values
 
 
+def session_owner() -> str:
+    """This browser session's id: every tab is a session of its own, and core.jobs allows each one job."""
+    return st.session_state.setdefault(OWNER_KEY, uuid.uuid4().hex)
+
+
+def start_job(plan: Any) -> jobs.Job:
+    """Queue a Plan or StudyPlan for this session; BudgetExceeded (one line) when the queue refuses it."""
+    return jobs.start(plan, owner=session_owner())
+
+
 def start_experiment(data: LoadedData, settings: LabSettings) -> jobs.Job:
-    return jobs.start(settings.plan(data))
+    return start_job(settings.plan(data))
+
+
+def page_refusal(runs: int, seconds: float) -> str | None:
+    """Why one press of the page may not start `runs` runs of about `seconds` in all, in one line; None when
+    it may (always with a cluster to send them to)."""
+    if cluster_address() is not None or (runs <= MAX_PAGE_RUNS and seconds <= MAX_PAGE_SECONDS):
+        return None
+    return (
+        f"Too large for a shared page ({runs} training runs, about {seconds / 60:.0f} min; one press starts at most "
+        f"{MAX_PAGE_RUNS} runs or {MAX_PAGE_SECONDS // 60:g} minutes), and this server has no cluster to send it "
+        "to. Run it where you have the cores:"
+    )
+
+
+def too_large(data: LoadedData, settings: LabSettings) -> tuple[str, str] | None:
+    """(why, the command to run instead) when the experiment is past the page's budget; None otherwise."""
+    estimate = estimated(data, settings)
+    if estimate is None:
+        return None
+    plan, seconds = estimate
+    reason = page_refusal(plan.run_count(), seconds)
+    return None if reason is None else (reason, training_command(plan, settings))
+
+
+def training_command(plan: Plan, settings: LabSettings) -> str:
+    """The `python -m core.experiment` command of `plan`, without cutting a window: of the windows, the
+    command reads only their length, stride and split."""
+    cut = SimpleNamespace(
+        window=settings.window,
+        stride=settings.window,
+        mode=settings.split,
+        sample_rate=0.0,
+        mean=0.0,
+        std=1.0,
+        counts={},
+    )
+    return command_line(experiment_config(plan, cut))
 
 
 def progress_panel() -> None:
@@ -239,7 +318,11 @@ def progress_panel() -> None:
         return
     status = job.status()
     if status.state == "queued":
-        st.info(f"Waiting in the queue: {status.jobs_ahead} experiment(s) ahead of yours on this server.")
+        ahead = status.jobs_ahead
+        st.info(
+            f"Waiting in the queue: {ahead} job{'s' if ahead != 1 else ''} ahead of yours. This server trains one "
+            "job at a time, in the order they were started; yours starts when the one before it ends."
+        )
     elif status.state == "running" and status.model is None:
         st.progress(0.0, text=f"Cutting the windows… · {status.elapsed_seconds:.0f} s")
     elif status.state == "running":
@@ -280,10 +363,17 @@ def collect(job: jobs.Job) -> None:
         st.session_state[RESULTS_KEY] = result
         st.session_state[WEIGHTS_KEY] = _weights_bytes(job.weights())
         if status.state == "stopped":
-            st.session_state[MESSAGE_KEY] = ("success", "Stopped: the results of the finished runs are shown.")
+            st.session_state[MESSAGE_KEY] = (
+                "success",
+                f"{_stopped(status)}: the results of the finished runs are shown.",
+            )
     elif status.state == "stopped":
-        st.session_state[MESSAGE_KEY] = ("success", "Stopped before it finished; earlier results are kept.")
+        st.session_state[MESSAGE_KEY] = ("success", f"{_stopped(status)} before it finished; earlier results are kept.")
     st.session_state.pop(JOB_KEY, None)
+
+
+def _stopped(status: jobs.JobStatus) -> str:
+    return "Stopped" if status.reason is None else f"Stopped by the server ({status.reason})"
 
 
 def _weights_bytes(state_dicts: dict[str, Any]) -> bytes | None:
@@ -302,14 +392,23 @@ def files_to_save(config: Mapping[str, Any]) -> list[str]:
 def expected_wait(data: LoadedData, settings: LabSettings) -> str:
     """The wait before a click, in words: runs x the windows they train on x the epoch cap, at the measured
     training speed, side by side (early stopping usually ends runs sooner)."""
+    estimate = estimated(data, settings)
+    if estimate is None:
+        return ""
+    plan, seconds = estimate
+    where = where_runs_execute()
+    runs, wait = plan.run_count(), max(1, round(seconds))
+    return f"{runs} training runs: about {wait} s on {where} (early stopping often ends sooner)."
+
+
+def estimated(data: LoadedData, settings: LabSettings) -> tuple[Plan, float] | None:
+    """The plan of the settings and its estimated seconds, or None when the settings cannot run."""
     from core.study.views import estimated_seconds
 
     try:
         plan = settings.plan(data)
     except ValueError:
-        return ""
+        return None
     windows = sum(len(r.signal) // settings.window for r in data.recordings)
     seconds = estimated_seconds(plan.run_count(), int(0.7 * windows), settings.epochs, settings.window, plan.workers)
-    where = where_runs_execute()
-    runs, wait = plan.run_count(), max(1, round(seconds))
-    return f"{runs} training runs: about {wait} s on {where} (early stopping often ends sooner)."
+    return plan, seconds

@@ -4,9 +4,9 @@ study JSON again."""
 
 from __future__ import annotations
 
-import json
 import shlex
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import streamlit as st
@@ -14,9 +14,10 @@ import streamlit as st
 from core import jobs
 from core.figures import fault_lab as lab_figures
 from core.figures import study as figures
-from core.results import validate_results
-from core.study import comparisons_table, read_study
-from core.study.contract import MAX_STUDY_BYTES
+from core.reopen import open_saved, sentence_markdown
+from core.safe_text import markdown_literal
+from core.study import comparisons_table
+from core.study.comparisons import PRIMARY
 from core.study.folds import SPLITS
 from core.study.runner import StudyPlan
 from core.study.views import (
@@ -41,7 +42,7 @@ from ui.fault_lab import (
 )
 from ui.lab_data import LoadedData
 from ui.lab_inside import order_section, profile_section
-from ui.lab_results import confusion_frame
+from ui.lab_results import confusion_frame, draw_or_close
 
 RESULTS_DIR = Path(__file__).resolve().parents[1] / "results"
 SHIPPED = {
@@ -49,21 +50,20 @@ SHIPPED = {
     "study_cwru_fault-size.json": "CWRU, tested on a fault size the models never saw",
     "study_cwru_load-out.json.gz": "CWRU, tested at a motor load the models never saw",
 }
-MAX_PAGE_RUNS = 60
-MAX_PAGE_SECONDS = 600
 
 
-@st.cache_resource(show_spinner=False)  # shared and never copied: every visitor reads the same studies
-def shipped_studies() -> dict[str, dict[str, Any]]:
-    """The studies shipped with the app (results/), by title; one that is missing or invalid is left out.
-    Read-only: nothing on the page changes them."""
+@st.cache_resource(show_spinner=False)  # read once per server, shared and never copied: every visitor reads them
+def shipped_studies() -> MappingProxyType[str, dict[str, Any]]:
+    """The studies shipped with the app (results/), by title, read like any reopened file (core.reopen); one
+    that is missing or refused is left out. Read-only: the mapping cannot be changed, and nothing on the page
+    writes into a study."""
     studies = {}
     for name, title in SHIPPED.items():
         try:
-            studies[title] = read_study((RESULTS_DIR / name).read_bytes())
+            studies[title] = open_saved((RESULTS_DIR / name).read_bytes())[1]
         except (OSError, ValueError):
             continue
-    return studies
+    return MappingProxyType(studies)
 
 
 def study_section(data: LoadedData, settings: LabSettings) -> None:
@@ -75,44 +75,54 @@ def study_section(data: LoadedData, settings: LabSettings) -> None:
     )
     for title, study in shipped.items():
         st.markdown(f"**{title}**")
-        st.info(study["comparisons"][0]["sentence"])
+        st.info(sentence_markdown(study["comparisons"][0]["sentence"]))
     own = st.session_state.get(STUDY_KEY)
     options = list(shipped) + (["the study run or opened here"] if own is not None else [])
     if options:
         pick = st.selectbox("Show the comparisons and figures of", options, key="study_pick")
-        show_study(own if pick not in shipped else shipped[pick])
+        if pick in shipped:
+            draw_or_close(lambda: show_study(shipped[pick]), (), "The shipped study")
+        else:  # a study opened from a file is dropped, not drawn again, if it cannot be drawn
+            draw_or_close(lambda: show_study(own), (STUDY_KEY,), "The study")
     run_controls(data, settings)
     open_saved_file()
 
 
 def show_study(study: dict[str, Any]) -> None:
-    config = study["config"]
+    """A study's comparisons, and on request its figures; every string of it is shown as text (it may come from
+    a file a visitor opened)."""
+    config, comparisons = study["config"], study["comparisons"]
     st.caption(
-        f"{config['split']} · {config['folds']} folds × {len(config['seeds'])} seeds · "
-        f"models {', '.join(config['models'])} · margin ±{config['margin']:g} points · "
-        f"commit {config['git_commit'][:10]}"
+        f"{markdown_literal(config['split'])} · {config['folds']} folds × {len(config['seeds'])} seeds · "
+        f"models {', '.join(markdown_literal(m) for m in config['models'])} · margin ±{config['margin']:g} "
+        f"points · commit {markdown_literal(config['git_commit'][:10])}"
     )
-    st.info(study["comparisons"][0]["sentence"])
-    show_table(comparisons_table(study["comparisons"]), "study_comparisons")
-    for comparison in study["comparisons"][1:]:
-        st.caption(comparison["sentence"])
+    if comparisons:
+        st.info(sentence_markdown(comparisons[0]["sentence"]))
+        show_table(comparisons_table(comparisons), "study_comparisons")
+    else:
+        st.info("This study holds no comparison: it ran none of the pairs of models a study compares.")
+    for comparison in comparisons[1:]:
+        st.caption(sentence_markdown(comparison["sentence"]))
     # the rest on request: a shared server renders it only for the visitors who ask
     if not st.toggle("More of this study: every metric, the order test, the figures", key="study_more"):
         return
-    st.markdown("**B vs A on every metric** (log loss in 0.01 nats, lower is better)")
-    show_table(primary_by_metric(study), "study_metrics")
+    if set(PRIMARY) <= {run["model"] for run in study["runs"]}:
+        st.markdown("**B vs A on every metric** (log loss in 0.01 nats, lower is better)")
+        show_table(primary_by_metric(study), "study_metrics")
     if config["split"] == "fault-size":
         st.markdown("**Per class**, pooled over folds and seeds (the classes are unbalanced here)")
         show_table(per_class(study), "study_per_class")
-    comparisons = study["comparisons"]
-    show_figure(figures.equivalence(comparisons), comparisons_table(comparisons), "study_equivalence")
-    a, b = comparisons[0]["a"], comparisons[0]["b"]
-    paired = paired_frame(study, a, b, config["metric"])
-    show_figure(figures.paired_differences(paired, a, b), paired, "study_paired")
+    if comparisons:
+        show_figure(figures.equivalence(comparisons), comparisons_table(comparisons), "study_equivalence")
+        a, b = comparisons[0]["a"], comparisons[0]["b"]
+        paired = paired_frame(study, a, b, config["metric"])
+        show_figure(figures.paired_differences(paired, a, b), paired, "study_paired")
     scores = fold_scores(study, config["metric"])
     show_figure(figures.fold_heatmap(scores, config["metric"]), scores.reset_index(), "study_folds")
-    widths = half_widths(study, a, b, config["metric"])
-    show_figure(figures.half_width_curves(widths), widths, "study_half_widths")
+    if comparisons:
+        widths = half_widths(study, a, b, config["metric"])
+        show_figure(figures.half_width_curves(widths), widths, "study_half_widths")
     order_section(study["order_summary"], "study_order_test")
     model_config = config["train"]["model"]
     profile_section(study["profiles"], model_config["d_model"] or model_config["patch"], prefix="study_")
@@ -125,6 +135,8 @@ def show_study(study: dict[str, Any]) -> None:
 
 
 def run_controls(data: LoadedData, settings: LabSettings) -> None:
+    from ui.fault_lab import cluster_backend, page_refusal, session_owner
+
     st.subheader("Run a study on the current data")
     left, middle, right = st.columns(3)
     split = left.radio("Split", list(SPLITS), horizontal=True, key="study_split")
@@ -142,27 +154,31 @@ def run_controls(data: LoadedData, settings: LabSettings) -> None:
             workers=training_workers(),
             data_settings=data.settings(),
             command=study_command(data, settings, split, folds, seeds),
+            **cluster_backend(),
         )
     except ValueError as error:
         st.error(str(error))
         return
     windows = sum(len(r.signal) // settings.window for r in data.recordings)
     seconds = estimated_seconds(plan.run_count(), int(0.6 * windows), settings.epochs, settings.window, plan.workers)
+    where = "this server" if cluster_address() is None else "the cluster"
     st.caption(
-        f"{plan.run_count()} training runs, about {seconds / 60:.0f} min on this server "
+        f"{plan.run_count()} training runs, about {seconds / 60:.0f} min on {where} "
         "(early stopping often ends runs sooner)."
     )
-    if cluster_address() is None and (plan.run_count() > MAX_PAGE_RUNS or seconds > MAX_PAGE_SECONDS):
-        st.warning(
-            f"Too large for a shared page (over {MAX_PAGE_RUNS} runs or {MAX_PAGE_SECONDS // 60} minutes), and this "
-            "server has no cluster to send it to. Run it where you have the cores:"
-        )
+    refusal = page_refusal(plan.run_count(), seconds)
+    if refusal:
+        st.warning(refusal)
         st.code(plan.command, language="bash")
         return
     busy = st.session_state.get(JOB_KEY) is not None
     if st.button("Run a study", key="run_study", disabled=busy):
-        st.session_state[JOB_KEY] = jobs.start(plan)
-        st.rerun()
+        try:
+            st.session_state[JOB_KEY] = jobs.start(plan, owner=session_owner())
+        except ValueError as error:  # core.limits.BudgetExceeded: the queue is full, or this session has a job
+            st.error(str(error))
+        else:
+            st.rerun()
     st.caption("It runs in the background through the progress panel above, with Stop. Headless:")
     st.code(plan.command, language="bash")
 
@@ -179,30 +195,28 @@ def study_command(data: LoadedData, settings: LabSettings, split: str, folds: in
 
 def open_saved_file() -> None:
     st.subheader("Open a saved results or study file")
-    upload = st.file_uploader("A results or study JSON this lab wrote", type=["json"], key="open_json")
+    upload = st.file_uploader(
+        "A results or study JSON this lab wrote (.json, or .json.gz)", type=["json", "gz"], key="open_json"
+    )
     if st.button("Open", key="open_file", disabled=upload is None):
         try:
             kind = open_json(upload.getvalue())
-        except ValueError as error:
-            st.session_state[MESSAGE_KEY] = ("error", f"{upload.name} cannot be opened: {error}")
+        except Exception as error:  # core.reopen refuses with a ValueError; anything else is a bug, told in one line
+            line = f"{upload.name} cannot be opened: {error if isinstance(error, ValueError) else type(error).__name__}"
+            st.session_state[MESSAGE_KEY] = ("error", sentence_markdown(line))
         else:
-            st.session_state[MESSAGE_KEY] = ("success", f"Opened {upload.name}: {kind}")
+            st.session_state[MESSAGE_KEY] = ("success", sentence_markdown(f"Opened {upload.name}: {kind}"))
         st.rerun()
 
 
 def open_json(raw: bytes) -> str:
-    """Put a saved results or study JSON back on the page; ValueError (nothing changed) when it is refused.
-    Nothing in the file is used as a path: it is only read as numbers and text."""
-    if len(raw) > MAX_STUDY_BYTES:
-        raise ValueError(f"it is {len(raw) / 1e6:.1f} MB, over the {MAX_STUDY_BYTES / 1e6:.0f} MB limit")
-    try:
-        content = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise ValueError(f"it is not valid JSON ({error})") from None
-    if isinstance(content, dict) and content.get("kind") == "study":
-        st.session_state[STUDY_KEY] = read_study(raw)
+    """Put a saved results or study file (JSON, or gzip-compressed JSON) back on the page; ValueError of one
+    line (nothing changed) when core.reopen refuses it. Nothing in the file is used as a path: it is only read
+    as numbers and text."""
+    kind, content = open_saved(raw)
+    if kind == "study":
+        st.session_state[STUDY_KEY] = content
         return "the study is under 5 · Study."
-    validate_results(content)
     st.session_state[RESULTS_KEY] = content
     st.session_state[WEIGHTS_KEY] = None
     return (
