@@ -113,7 +113,7 @@ def test_missing_file_is_named(tmp_path):
         ({"condition": "25_1"}, "condition must be one of 20_0, 30_2"),
         ({"channel": 9}, "channel must be 1-8"),
         ({"channel": 0}, "channel must be 1-8"),
-        ({"sample_rate": 0}, "positive number"),
+        ({"sample_rate": 0}, "between 1 and 1e\\+07 Hz"),
         ({"sample_rate": "fast"}, "number of samples per second"),
     ],
 )

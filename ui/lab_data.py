@@ -2,7 +2,9 @@
 
 The current data lives in st.session_state under a key no widget owns (a widget's key is dropped when its
 page is left), so it survives switching pages. Data replaces the current data only when it loaded without
-error: a bad upload shows its message and loses nothing the user already had.
+error and can be trained on: a bad upload, one past a budget of core.limits, or one refused by the signal
+health check (a flat channel) shows its message and loses nothing the user already had. Uploaded bytes are
+read once per Load and kept nowhere: the session holds the recordings, no cache holds the files.
 """
 
 from __future__ import annotations
@@ -19,13 +21,16 @@ import streamlit as st
 from core import vibration
 from core.data_roots import DOWNLOAD_CACHE, confine, data_roots
 from core.data_spec import DataSpec, FileRef
+from core.limits import BudgetExceeded
+from core.safe_text import markdown_text
 from core.vibration import DataError, Recording
 from core.vibration.cwru import catalogue_files
 from core.vibration.health import check_signal
 from core.vibration.seu import DEFAULT_SAMPLE_RATE as SEU_DEFAULT_RATE
-from ui.lab_files import own_files_controls
+from ui.lab_files import check_uploads, digest, own_files_controls, upload_refusal
 
 DATA_KEY = "_fault_lab_data"
+MESSAGE_CHARS = 2_000  # a message about files names several of them; longer ones are cut where shown
 MESSAGE_KEY = "_fault_lab_message"
 DOWNLOAD_DIR = DOWNLOAD_CACHE / "cwru"  # downloads go here and nowhere else
 SOURCES = {
@@ -45,8 +50,8 @@ class LoadedData:
     spec: DataSpec
     notes: list[str] = field(default_factory=list)
     missing_files: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)  # signal health: flat, clipped, level jumps
-    refusal: str | None = None  # why these data cannot be trained on (a flat channel)
+    warnings: list[str] = field(default_factory=list)  # signal health: clipped, level jumps
+    refusal: str | None = None  # why these data cannot be trained on (a flat channel): never made current
     uid: str = field(default_factory=lambda: uuid.uuid4().hex)  # a cheap cache key for this data
 
     @property
@@ -75,15 +80,19 @@ def current_data() -> LoadedData | None:
 
 
 def replace_data(loader: Callable[[], LoadedData]) -> bool:
-    """Run `loader`; on success it becomes the current data, on a DataError the page shows why and the
-    current data stays. Any other exception is a bug and is reported as one, not swallowed."""
+    """Run `loader`; on success it becomes the current data, on a DataError or BudgetExceeded the page shows
+    why and the current data stays. Data with a refusal is dropped the same way: kept, its recordings would
+    hold memory that nothing can train on. Any other exception is a bug and is reported as one, not swallowed."""
     try:
         data = loader()
-    except DataError as error:
-        st.session_state[MESSAGE_KEY] = ("error", str(error))
+    except (DataError, BudgetExceeded) as error:
+        st.session_state[MESSAGE_KEY] = ("error", markdown_text(error, MESSAGE_CHARS))
+        return False
+    if data.refusal:
+        st.session_state[MESSAGE_KEY] = ("error", markdown_text(f"Not loaded: {data.refusal}", MESSAGE_CHARS))
         return False
     st.session_state[DATA_KEY] = data
-    st.session_state[MESSAGE_KEY] = ("success", f"Loaded {data.description}.")
+    st.session_state[MESSAGE_KEY] = ("success", markdown_text(f"Loaded {data.description}.", MESSAGE_CHARS))
     return True
 
 
@@ -103,16 +112,19 @@ def _shared(spec_json: str) -> list[Recording]:
     return DataSpec.from_dict(json.loads(spec_json)).load()
 
 
-@st.cache_data(max_entries=4, show_spinner="Reading the files…")  # keyed by the file bytes themselves
-def _uploaded(spec_json: str, contents: dict[str, bytes]) -> list[Recording]:
-    return DataSpec.from_dict(json.loads(spec_json)).load(files=contents)
+def _uploaded(spec: DataSpec, uploads: Sequence[Any]) -> list[Recording]:
+    """The recordings of uploaded files, read once per Load and not cached: a cache would keep a second copy
+    of every upload's recordings (refused ones too) beside the session's, for as long as it lives."""
+    check_uploads(uploads)
+    with st.spinner("Reading the files…"):
+        return spec.load(files={upload.name: upload.getvalue() for upload in uploads})
 
 
 def load(spec: DataSpec, uploads: Sequence[Any] = ()) -> LoadedData:
     """The data of `spec`, with the uploaded files' contents when it names files."""
     spec_json = json.dumps(spec.to_dict(), sort_keys=True)
     if spec.files:
-        recordings = _uploaded(spec_json, {upload.name: upload.getvalue() for upload in uploads})
+        recordings = _uploaded(spec, uploads)
     else:
         recordings = _shared(spec_json)
     missing = list(getattr(recordings, "missing", []))
@@ -145,7 +157,7 @@ def uploads_spec(dataset: str, files: Sequence[Any], **settings: Any) -> DataSpe
     if not files:
         what = "CWRU .mat files (named by their number, e.g. 105.mat)" if dataset == "cwru" else "CSV files"
         raise DataError(f"Choose one or more {what} first.")
-    return DataSpec(dataset, files=tuple(FileRef.of(f.name, f.getvalue()) for f in files), **settings)
+    return DataSpec(dataset, files=tuple(FileRef(f.name, digest(f)) for f in files), **settings)
 
 
 def cwru_download(folder: str, loads: tuple[int, ...], channel: str, bar: Any) -> LoadedData:
@@ -188,13 +200,12 @@ def data_section() -> LoadedData:
         st.session_state.pop(MESSAGE_KEY, None)
     show_message()
     data = current_data()
-    st.markdown(
-        f"**Current data:** {data.description}: {len(data.recordings)} recordings, classes {', '.join(data.labels)}."
-    )
+    described = f"{data.description}: {len(data.recordings)} recordings, classes {', '.join(data.labels)}."
+    st.markdown(f"**Current data:** {markdown_text(described, MESSAGE_CHARS)}")
     for note in data.notes:
-        st.caption(note)
+        st.caption(markdown_text(note, MESSAGE_CHARS))
     for warning in data.warnings:
-        st.warning(warning)
+        st.warning(markdown_text(warning, MESSAGE_CHARS))
     return data
 
 
@@ -233,7 +244,10 @@ def _cwru_controls() -> None:
         files = st.file_uploader(
             "CWRU .mat files, with their official names", type=["mat"], accept_multiple_files=True, key="cwru_files"
         )
-        if st.button("Load uploaded files", key="load_cwru_files"):
+        refusal = upload_refusal(files or [])
+        if refusal:  # before any file is read
+            st.error(refusal)
+        if st.button("Load uploaded files", key="load_cwru_files", disabled=refusal is not None) and not refusal:
             replace_data(lambda: load(uploads_spec("cwru", files, loads=loads, channel=channel), files))
 
 

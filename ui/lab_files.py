@@ -1,16 +1,23 @@
 """The Fault lab's own-files part: any file name, a preview of how each file will be read (the columns, the
 separator, the header, a rate, the interpretation in words), an editable table of the choices (key
-`csv_preview`), and Load (`load_csv`), which reads the files as the table says."""
+`csv_preview`), and Load (`load_csv`), which reads the files as the table says.
+
+A selection is checked against the upload budgets of core.limits by the sizes the uploader reports, before
+any file is inspected or read (`check_uploads`, also used by the CWRU uploader in ui.lab_data)."""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
 import streamlit as st
 
+from core import limits
 from core.data_spec import DataSpec, FileRef
+from core.limits import MAX_SAMPLE_RATE_HZ, MIN_SAMPLE_RATE_HZ, BudgetExceeded, check_budget
+from core.safe_text import markdown_literal, markdown_text, shown
 from core.vibration import DataError, example_csv
 from core.vibration.csv_reader import DEFAULT_SAMPLE_RATE
 from core.vibration.inspect import FileInspection, inspect_vibration_file, propose
@@ -19,20 +26,59 @@ from core.vibration.names import class_from_name
 
 LAYOUTS = ("channels", "classes", "long", "single", "mat")
 NOT_READABLE = "unreadable"
+DIGESTS_KEY = "_upload_digests"  # file id -> SHA-256 of the files now selected, so a rerun hashes none again
+FEWER_FILES = "Remove some files, or load them in parts."
 
 
-@st.cache_data(max_entries=16, show_spinner=False)  # keyed by the file bytes
-def _inspect(name: str, content: bytes) -> FileInspection | MatInspection | str:
+def check_uploads(files: Sequence[Any]) -> None:
+    """Refuse a selection (BudgetExceeded, one line) with more files than the budget, a file over the per-file
+    budget (by name), or more bytes in all than one session's budget. Only the sizes the uploader reports are
+    looked at: nothing is read. The budgets are looked up at each call (tests lower them)."""
+    check_budget(len(files), limits.MAX_UPLOAD_FILES, "The number of files selected", advice=FEWER_FILES)
+    for upload in files:
+        advice = "Upload a shorter excerpt (a few seconds per class is enough), or split it into parts."
+        check_budget(upload.size, limits.MAX_UPLOAD_FILE_BYTES, shown(upload.name, 80), "bytes", advice=advice)
+    total = sum(upload.size for upload in files)
+    what = f"The total of the {len(files)} selected files"
+    check_budget(total, limits.MAX_SESSION_UPLOAD_BYTES, what, "bytes", advice=FEWER_FILES)
+
+
+def upload_refusal(files: Sequence[Any]) -> str | None:
+    """`check_uploads`' refusal as the line to show, or None when the selection fits."""
+    try:
+        check_uploads(files)
+    except BudgetExceeded as error:
+        return str(error)
+    return None
+
+
+# Keyed by name, size and SHA-256 only (the leading underscore keeps the bytes out of the key), and it returns
+# the inspection, never the bytes: what the cache holds is a few rows of text per file.
+@st.cache_data(max_entries=limits.MAX_UPLOAD_FILES, show_spinner=False)
+def _inspect(name: str, size: int, sha256: str, _content: bytes) -> FileInspection | MatInspection | str:
     try:
         if name.lower().endswith(".mat"):
-            return inspect_mat(content, name)
-        return inspect_vibration_file(content, name=name)
-    except DataError as error:
+            return inspect_mat(_content, name)
+        return inspect_vibration_file(_content, name=name)
+    except (DataError, BudgetExceeded) as error:
         return str(error)
 
 
+def digest(upload: Any) -> str:
+    """The SHA-256 of an upload, hashed once per selected file and session."""
+    known = st.session_state.get(DIGESTS_KEY, {})
+    file_id = getattr(upload, "file_id", None)
+    if file_id is not None and file_id in known:
+        return known[file_id]
+    return hashlib.sha256(upload.getvalue()).hexdigest()
+
+
 def inspections(files: Sequence[Any]) -> list[FileInspection | MatInspection | str]:
-    found = [_inspect(f.name, f.getvalue()) for f in files]
+    """The inspection of each selected file; a file already inspected (same name, size and SHA-256) is not
+    read again."""
+    digests = [digest(f) for f in files]
+    st.session_state[DIGESTS_KEY] = {f.file_id: d for f, d in zip(files, digests) if hasattr(f, "file_id")}
+    found = [_inspect(f.name, f.size, d, f.getvalue()) for f, d in zip(files, digests)]
     tables = propose([i for i in found if isinstance(i, FileInspection)])
     it = iter(tables)
     return [next(it) if isinstance(i, FileInspection) else i for i in found]
@@ -90,7 +136,7 @@ def spec_from_table(
             file_rate = inspection.sample_rate or typed_rate or DEFAULT_SAMPLE_RATE
             if rate and rate != file_rate:
                 choices["sample_rate"] = rate
-        refs.append(FileRef.of(upload.name, upload.getvalue(), **choices))
+        refs.append(FileRef(upload.name, digest(upload), **choices))
     return DataSpec("csv", files=tuple(refs), sample_rate_override=typed_rate)
 
 
@@ -106,7 +152,10 @@ def own_files_controls(load: Any, replace_data: Any) -> None:
     )
     typed_rate = float(typed) or None
     found, table = [], None
-    if files:
+    refusal = upload_refusal(files or [])
+    if refusal:  # before any file is inspected or read
+        st.error(markdown_text(refusal, 2_000))
+    elif files:
         found = inspections(files)
         up_to_digit = st.checkbox(
             "class = the file name up to its first digit (healthy_load0 -> healthy_load)", key="class_prefix"
@@ -126,17 +175,20 @@ def own_files_controls(load: Any, replace_data: Any) -> None:
                 "channel": st.column_config.SelectboxColumn(
                     "channel / .mat vector", options=["", *channel_options], help="the column or vector to train on"
                 ),
-                "sample rate (Hz)": st.column_config.NumberColumn(min_value=0.0, format="%g"),
+                "sample rate (Hz)": st.column_config.NumberColumn(
+                    min_value=MIN_SAMPLE_RATE_HZ, max_value=MAX_SAMPLE_RATE_HZ, format="%g"
+                ),
                 "found": st.column_config.TextColumn(width="large"),
             },
         )
         for upload, inspection in zip(files, found):
-            with st.expander(f"{upload.name}: the first rows"):
+            with st.expander(f"{markdown_literal(upload.name)}: the first rows"):
                 if isinstance(inspection, FileInspection):
                     st.dataframe(inspection.head, hide_index=True)
-                st.caption(inspection if isinstance(inspection, str) else inspection.describe())
+                described = inspection if isinstance(inspection, str) else inspection.describe()
+                st.caption(markdown_text(described, 2_000))
     left, right = st.columns([1, 2])
-    if left.button("Load", key="load_csv"):
+    if left.button("Load", key="load_csv", disabled=refusal is not None) and not refusal:
         replace_data(lambda: load(spec_from_table(files or [], found, table, typed_rate), files or []))
     right.download_button(
         "Download an example CSV",

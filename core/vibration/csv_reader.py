@@ -1,6 +1,6 @@
 """Read a vibration CSV that a user uploads into `Recording`s: the app's front door for untrusted files.
 
-Three table shapes are accepted (see docs/data_formats.md for the user-facing description):
+Three table shapes are accepted (the README's "Your own data" section describes them for users):
 
 - long: one numeric signal column and a `label` column, optionally a `time` column (seconds) from which
   the sample rate is derived; each run of equal labels is one recording;
@@ -32,12 +32,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from core.limits import MAX_SAMPLE_MAGNITUDE, MAX_SAMPLE_RATE_HZ, MAX_UPLOAD_FILE_BYTES, MIN_SAMPLE_RATE_HZ
 from core.vibration.names import channel_key, class_from_name, columns_are
 from core.vibration.types import DataError, Recording
 
-# Caps for a hosted server with about 1 GB of memory. The app's upload widget should use the same byte
-# cap (Streamlit: server.maxUploadSize = 50, in MB).
-MAX_UPLOAD_BYTES = 50_000_000  # 50 MB of text
+# Caps for a hosted server with about 1 GB of memory (the byte cap and its reason live in core/limits.py).
+MAX_UPLOAD_BYTES = MAX_UPLOAD_FILE_BYTES  # the name the reader and its tests have always used
 MAX_ROWS = 2_000_000  # data rows, e.g. 166 s at 12 kHz
 MAX_COLUMNS = 32
 MAX_VALUES = 10_000_000  # rows x columns: 80 MB as float64
@@ -45,7 +45,7 @@ MAX_RECORDINGS = 100  # runs of equal labels in a long table
 MAX_LINE_CHARS = 10_000  # longer lines are not a vibration table
 
 DEFAULT_SAMPLE_RATE = 12_000.0  # the CWRU rate, assumed when neither a time column nor sample_rate is given
-MAX_SAMPLE_RATE = 10_000_000.0
+MIN_SAMPLE_RATE, MAX_SAMPLE_RATE = MIN_SAMPLE_RATE_HZ, MAX_SAMPLE_RATE_HZ
 
 LABEL_COLUMN_NAMES = ("label", "class", "fault", "condition", "category", "target")
 EXAMPLE_CLASSES = ("normal", "IR007", "OR007")
@@ -125,6 +125,7 @@ def read_vibration_csv(
     where = _LineFinder(text, dialect)
     for column in (*roles.signals, *((roles.time,) if roles.time is not None else ())):
         _check_finite(frame[column].to_numpy(), dialect.names[column], where)
+        _check_magnitude(frame[column].to_numpy(), dialect.names[column], where)
     blocks = _label_blocks(frame, roles, dialect, where)
     rate, rate_source = _sample_rate(rate, frame, roles, blocks, where)
 
@@ -178,8 +179,10 @@ def _check_sample_rate(sample_rate: Any) -> float | None:
         rate = float(sample_rate)
     except (TypeError, ValueError):
         raise DataError(f"sample_rate must be a number of samples per second, got {sample_rate!r}.") from None
-    if not np.isfinite(rate) or not 0 < rate <= MAX_SAMPLE_RATE:
-        raise DataError(f"sample_rate must be between 0 and {MAX_SAMPLE_RATE:g} Hz, got {sample_rate!r}.")
+    if not np.isfinite(rate) or not MIN_SAMPLE_RATE <= rate <= MAX_SAMPLE_RATE:
+        raise DataError(
+            f"sample_rate must be between {MIN_SAMPLE_RATE:g} and {MAX_SAMPLE_RATE:g} Hz, got {sample_rate!r}."
+        )
     return rate
 
 
@@ -679,6 +682,20 @@ def _check_finite(values: np.ndarray, column_name: str, where: _LineFinder) -> N
         )
 
 
+def _check_magnitude(values: np.ndarray, column_name: str, where: _LineFinder) -> None:
+    # Loaded, such values would square to inf and the health check would call the channel flat with an sd of
+    # nan; refused here, the message can name the rows.
+    bad_rows = np.flatnonzero(np.abs(values) > MAX_SAMPLE_MAGNITUDE)
+    if bad_rows.size:
+        plural = "s" if bad_rows.size > 1 else ""
+        limit = f"{MAX_SAMPLE_MAGNITUDE:.0e}".replace("e+", "e")
+        raise DataError(
+            f"Column {column_name!r} has {bad_rows.size:,} value{plural} of magnitude above {limit}, on "
+            f"{where.describe(bad_rows)} (e.g. {values[bad_rows[0]]:.3g}): not a vibration measurement. "
+            f"Fix or delete those rows."
+        )
+
+
 def _label_blocks(
     frame: pd.DataFrame, roles: _Roles, dialect: _Dialect, where: _LineFinder
 ) -> list[tuple[str, int, int]]:
@@ -722,7 +739,7 @@ def _sample_rate(
     # rate, so separate files from one instrument agree exactly (make_windows needs one rate).
     if abs(rate - round(rate)) <= 1e-4 * rate:
         rate = float(round(rate))
-    if not 0 < rate <= MAX_SAMPLE_RATE:
+    if not MIN_SAMPLE_RATE <= rate <= MAX_SAMPLE_RATE:
         raise DataError(
             f"The time column gives {rate:g} samples per second. Write time in seconds (or name the column "
             f"'time_ms' for milliseconds), or pass the sample rate."

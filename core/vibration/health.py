@@ -1,12 +1,16 @@
 """Is a channel a signal at all? Flat (a dead sensor: its spread at the quantisation step, or a handful of
 distinct values per window), clipped (a share of samples stuck at the extreme values), level jumps (a step in
-the mean between neighbouring windows). Flat channels are refused for training; the others are warned about."""
+the mean between neighbouring windows). Flat channels, and channels that are no measurement at all (too short,
+non-finite, or past core.limits.MAX_SAMPLE_MAGNITUDE, where a spread would overflow), are refused for training;
+the others are warned about."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
+
+from core.limits import MAX_SAMPLE_MAGNITUDE
 
 FEW_VALUES = 5  # distinct values per window, median over windows, at or below which a channel is flat
 CLIPPED_SHARE = 0.001  # of samples at the extreme values (at least CLIPPED_MIN of them)
@@ -16,7 +20,7 @@ JUMP = 6.0  # a step in window means larger than this many times the median with
 
 @dataclass(frozen=True)
 class Finding:
-    kind: str  # "flat", "clipped" or "jump"
+    kind: str  # "unusable", "flat", "clipped" or "jump"
     message: str
     refuses_training: bool
 
@@ -24,6 +28,9 @@ class Finding:
 def check_signal(signal: np.ndarray, where: str, window: int = 1024) -> list[Finding]:
     """Findings about one channel; `where` names it in the messages ("healthy.csv, channel s1")."""
     x = np.asarray(signal, dtype=np.float64)
+    unusable = _unusable(x, where)
+    if unusable:
+        return [unusable]
     window = max(2, min(window, x.size))
     n = x.size // window
     windows = x[: n * window].reshape(n, window)  # (n, window)
@@ -68,3 +75,17 @@ def check_signal(signal: np.ndarray, where: str, window: int = 1024) -> list[Fin
                 )
             )
     return findings
+
+
+def _unusable(x: np.ndarray, where: str) -> Finding | None:
+    """A refusal when `x` is no measurement at all; checked first, so the spread below cannot overflow."""
+    if x.size < 2:
+        why = f"has {x.size} sample{'' if x.size == 1 else 's'}"
+    elif not np.all(np.isfinite(x)):
+        why = f"holds {int(np.sum(~np.isfinite(x))):,} non-finite values (NaN or inf)"
+    elif float(np.max(np.abs(x))) > MAX_SAMPLE_MAGNITUDE:
+        limit = f"{MAX_SAMPLE_MAGNITUDE:.0e}".replace("e+", "e")
+        why = f"holds values of magnitude above {limit} (up to {float(np.max(np.abs(x))):.3g})"
+    else:
+        return None
+    return Finding("unusable", f"{where} {why}: not a vibration measurement; it is not trained on.", True)

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from core.limits import MAX_SAMPLE_MAGNITUDE
 from core.vibration import csv_reader as reader
 from core.vibration.names import channel_key, class_from_name, columns_are, looks_like_class
 
@@ -125,6 +126,8 @@ def _time_rate(rows: list[list[str]], dialect: Any, roles: Any) -> float | None:
         values = np.array([float(row[roles.time].replace(dialect.decimal, ".")) for row in rows], dtype=np.float64)
     except (ValueError, IndexError):
         return None
+    if not np.all(np.isfinite(values)) or np.any(np.abs(values) > MAX_SAMPLE_MAGNITUDE):
+        return None  # the reader refuses such a column with the line; the preview proposes no rate from it
     steps = np.diff(values) * roles.time_scale
     if steps.size == 0 or not np.median(steps) > 0:
         return None

@@ -7,12 +7,16 @@ from fractions import Fraction
 
 import scipy.signal
 
-from core.vibration.types import Recording
+from core.vibration.types import DataError, Recording
+
+# resample_poly filters at up/down times the rate: a larger denominator costs memory and time, and real
+# rates (12, 25.6, 48, 51.2 kHz ...) relate by small ratios
+MAX_RESAMPLING_DENOMINATOR = 10_000
 
 
 def to_lowest_rate(recordings: list[Recording]) -> tuple[list[Recording], list[str]]:
     """The recordings at the lowest rate among them (scipy.signal.resample_poly, with its anti-alias FIR), and a
-    note per resampled recording."""
+    note per resampled recording; DataError when a rate is not a small-whole-number ratio of the lowest."""
     rates = {float(r.sample_rate) for r in recordings}
     if len(rates) < 2:
         return recordings, []
@@ -22,7 +26,14 @@ def to_lowest_rate(recordings: list[Recording]) -> tuple[list[Recording], list[s
         if recording.sample_rate == target:
             out.append(recording)
             continue
-        ratio = Fraction(target / recording.sample_rate).limit_denominator(10_000)
+        exact = target / recording.sample_rate
+        ratio = Fraction(exact).limit_denominator(MAX_RESAMPLING_DENOMINATOR)
+        if abs(float(ratio) - exact) > 1e-9 * exact:  # a nearby ratio would label the wrong rate as the target
+            raise DataError(
+                f"{recording.meta.get('file') or recording.label} at {recording.sample_rate:g} Hz cannot be brought "
+                f"to {target:g} Hz, the lowest rate among the files, by a ratio of small whole numbers; resample "
+                f"it first, or load files of rates closer together."
+            )
         signal = scipy.signal.resample_poly(recording.signal, ratio.numerator, ratio.denominator)
         where = recording.meta.get("file") or recording.label
         how = f"resample_poly {ratio.numerator}/{ratio.denominator}"

@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from core.limits import MAX_SAMPLE_RATE_HZ, MIN_SAMPLE_RATE_HZ
 from core.vibration.types import DataError, Recording
 
 SEU_CLASS_NAMES: tuple[str, ...] = ("health", "ball", "inner", "outer", "comb")  # comb: inner + outer race
@@ -81,8 +82,10 @@ def _check_sample_rate(sample_rate: float) -> float:
         rate = float(sample_rate)
     except (TypeError, ValueError):
         raise DataError(f"sample_rate must be a number of samples per second, got {sample_rate!r}.") from None
-    if not np.isfinite(rate) or rate <= 0:
-        raise DataError(f"sample_rate must be a positive number of samples per second, got {sample_rate!r}.")
+    if not np.isfinite(rate) or not MIN_SAMPLE_RATE_HZ <= rate <= MAX_SAMPLE_RATE_HZ:
+        raise DataError(
+            f"sample_rate must be between {MIN_SAMPLE_RATE_HZ:g} and {MAX_SAMPLE_RATE_HZ:g} Hz, got {sample_rate!r}."
+        )
     return rate
 
 
