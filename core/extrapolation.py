@@ -30,6 +30,10 @@ def scaled_frequencies(d_model: int, base: float, method: str, scale: float) -> 
     if method == "position interpolation":
         return angular_frequencies(d_model, base) / scale
     if method == "NTK-aware scaling":
+        if (d_model + 1) // 2 == 1:
+            # One pair (d = 1 or 2): its frequency is base^0 = 1 whatever the base, the fast pair NTK leaves
+            # alone; the formula's exponent d / (d - 2) has no value at d = 2.
+            return angular_frequencies(d_model, base)
         return angular_frequencies(d_model, base * scale ** (d_model / (d_model - 2)))
     return angular_frequencies(d_model, base)
 

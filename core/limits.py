@@ -32,6 +32,13 @@ MAX_UPLOAD_FILE_BYTES = 25_000_000
 # All files one session has selected at once: the whole 12 kHz CWRU drive-end set at one load is about
 # 30 MB; three sessions at this budget hold under a fifth of the memory beside torch and two trainings.
 MAX_SESSION_UPLOAD_BYTES = 60_000_000
+# Files one session selects at once: the whole 12 kHz CWRU set, every load, is 40 files. Each one is a row of
+# the preview table and one inspection, so their count is bounded as well as their bytes.
+MAX_UPLOAD_FILES = 64
+# The largest magnitude a sample may have: the squares of 100 million samples this size still sum within
+# float64's 1.8e308, so a standard deviation or RMS stays finite. No sensor writes numbers near it in any
+# unit; a larger value is corrupt data, not vibration.
+MAX_SAMPLE_MAGNITUDE = 1e150
 
 # --- MATLAB files --------------------------------------------------------------------------------------------
 # What a .mat may expand to, counted element by element before scipy reads it: 4x the largest official CWRU
@@ -40,6 +47,9 @@ MAX_MAT_DECOMPRESSED_BYTES = 64_000_000
 # A stored sample rate must be a plausible vibration rate (the CSV reader's range).
 MIN_SAMPLE_RATE_HZ = 1.0
 MAX_SAMPLE_RATE_HZ = 10_000_000.0
+# Cells and structs nested in one another: the reader looks 4 levels deep, and scipy reads the nest by recursing
+# in C, so a file of a few kilobytes nested many thousands deep crashes the whole server process.
+MAX_MAT_NESTING = 32
 
 # --- reopened results and study files ------------------------------------------------------------------------
 MAX_REOPENED_BYTES = 20_000_000  # as expanded; every shipped study is under 3 MB compressed, 12 MB expanded
@@ -48,6 +58,10 @@ MAX_CLASSES = 64  # CWRU has 10 classes, SEU 5; a confusion matrix of 64 classes
 MAX_RUNS = 5_000  # the largest shipped study holds a few hundred runs
 MAX_HISTORY_EPOCHS = 1_000  # the page's epoch cap is 200
 MAX_MATRIX_CELLS = 100_000  # any one matrix drawn from a file (attention profiles, similarity tables)
+# Any one string of a reopened file, and a paragraph of it shown whole (a verdict: one sentence per model
+# against A): the longest string this lab writes is a study's command line, which grows only with the names
+# of the files it reads. A class name is a free text field (MAX_TEXT_CHARS).
+MAX_REOPENED_TEXT_CHARS = 10_000
 
 # --- jobs ----------------------------------------------------------------------------------------------------
 # Training runs one job at a time per server; these bound the queue behind it.

@@ -3,21 +3,33 @@
 Shuffle the tokens and the outputs are the same rows, shuffled: attention(P x) = P attention(x) for any
 permutation P, because every token scores every other by q·k and mixes values by those scores, with no notion
 of where a token sits. Add a position signal before the layer and a shuffle changes the outputs themselves.
+The tokens come from a visitor (typed, or in a shared link): `parse_tokens` bounds them, and `for_figure`
+escapes them for the figure's labels.
 """
 
 from __future__ import annotations
 
 import zlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from core.encodings import sinusoidal
+from core.limits import MAX_TEXT_CHARS, check_budget
+from core.safe_text import plotly_literal
 
 WIDTH = 8  # dimensions per token
 WEIGHT_SEED = 7  # the layer's fixed random weights
 MAX_TOKENS = 12
+DEFAULT_TOKENS = "dog bites man"
+
+
+def parse_tokens(text: str) -> list[str]:
+    """The demo's tokens: `text` split at white space, its first MAX_TOKENS words. A text longer than
+    core.limits.MAX_TEXT_CHARS is refused (BudgetExceeded) before it is split: a link may carry any length."""
+    check_budget(len(text), MAX_TEXT_CHARS, "The token text", "characters", "Type a short sentence.")
+    return text.split()[:MAX_TOKENS]
 
 
 def token_vectors(words: Sequence[str], width: int = WIDTH) -> np.ndarray:
@@ -61,6 +73,11 @@ def shuffle_demo(words: Sequence[str], order: Sequence[int], with_position: bool
     back = np.empty_like(shuffled)
     back[order] = shuffled  # row i of the shuffled input is word order[i]
     return ShuffleDemo(words, order, outputs, back, float(np.max(np.abs(back - outputs))))
+
+
+def for_figure(demo: ShuffleDemo) -> ShuffleDemo:
+    """`demo` with its words escaped for Plotly, whose labels read an HTML subset (links among it)."""
+    return replace(demo, words=[plotly_literal(word) for word in demo.words])
 
 
 def random_order(n: int, seed: int) -> np.ndarray:

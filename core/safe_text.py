@@ -16,6 +16,10 @@ MAX_SHOWN_CHARS = 200  # a longer visitor string is cut where it is shown (it is
 # :material/icon: directives) and '$' (LaTeX)
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~:$&\"'=^])")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+# GitHub-flavoured markdown also links bare addresses ("http://…", "www.…", "a@b.c") after escapes are undone:
+# an invisible zero-width space inside each trigger keeps the text as typed and stops the link
+_AUTOLINK = re.compile(r"(?i)(https?|ftp|mailto|www)(?=[:.])|(?=@)")
+ZERO_WIDTH_SPACE = "\u200b"
 
 
 def shown(text: object, limit: int = MAX_SHOWN_CHARS) -> str:
@@ -28,7 +32,20 @@ def markdown_literal(text: object, limit: int = MAX_SHOWN_CHARS) -> str:
     """`text` escaped for st.markdown (and any widget label or message that renders markdown): every character
     shows as itself, nothing links, loads or formats. Only for places that render markdown: st.text, tables and
     st.code show text as it is and need no escaping (the backslashes would show there)."""
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", shown(text, limit))
+    unlinked = _AUTOLINK.sub(lambda match: (match.group(1) or "") + ZERO_WIDTH_SPACE, shown(text, limit))
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", unlinked)
+
+
+# anything markdown (or Streamlit's directives, LaTeX or an autolink) could act on
+_MARKDOWN_ACTIVE = re.compile(r"[\[\]<>`*~$&|\\!#@{}^]|(?<!\w)_|_(?!\w)|:\S|www\.|^[^\w(]|^\d+[.)]")
+
+
+def markdown_text(text: object, limit: int = MAX_SHOWN_CHARS) -> str:
+    """A message or sentence that may hold visitor text, for st.markdown / st.info / st.error: as written when
+    markdown has nothing in it to act on (so this lab's own sentences read the same everywhere), otherwise
+    escaped whole with `markdown_literal`."""
+    line = shown(text, limit)
+    return markdown_literal(line, limit) if _MARKDOWN_ACTIVE.search(line) else line
 
 
 def plotly_literal(text: object, limit: int = MAX_SHOWN_CHARS) -> str:

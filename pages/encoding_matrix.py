@@ -9,7 +9,9 @@ from core.figures import encoding as figures
 from ui.common import page_intro, show_figure
 from ui.entry import use_app_navigation
 
-use_app_navigation()
+# The range of each number widget, the one place it is written: the widget and the link check read it.
+LINK_NUMBERS = {"n": (2, 4096), "d": (2, 1024), "zr": (0, 4095), "zc": (0, 1023), "t": (0, 4095)}
+use_app_navigation(LINK_NUMBERS)
 
 OVERVIEW_CELLS = 100_000  # beyond this the overview heatmap is strided (≈0.5 MB of figure data)
 ZOOM = 64  # rows and columns of the full-resolution zoom window
@@ -35,8 +37,8 @@ page_intro(
 )
 
 with st.sidebar:
-    n_positions = st.slider("Positions", 2, 4096, 128, key="n", bind="query-params")
-    d_model = st.slider("d_model", 2, 1024, 128, key="d", bind="query-params")
+    n_positions = st.slider("Positions", *LINK_NUMBERS["n"], 128, key="n", bind="query-params")
+    d_model = st.slider("d_model", *LINK_NUMBERS["d"], 128, key="d", bind="query-params")
     base = st.select_slider(
         "base", options=encodings.PE_BASES, value=encodings.DEFAULT_BASE, key="base", bind="query-params"
     )
@@ -73,8 +75,8 @@ st.markdown("Left columns oscillate fast, right columns barely move: each row is
 
 with st.expander("Zoom window at full resolution", expanded=True):
     zoom_left, zoom_right = st.columns(2)
-    first_row = zoom_left.number_input("First position", 0, 4095, 0, key="zr", bind="query-params")
-    first_col = zoom_right.number_input("First dimension", 0, 1023, 0, key="zc", bind="query-params")
+    first_row = zoom_left.number_input("First position", *LINK_NUMBERS["zr"], 0, key="zr", bind="query-params")
+    first_col = zoom_right.number_input("First dimension", *LINK_NUMBERS["zc"], 0, key="zc", bind="query-params")
     first_row = min(first_row, max(0, n_positions - ZOOM))
     first_col = min(first_col, max(0, d_model - ZOOM))
     zoom_rows = np.arange(first_row, min(n_positions, first_row + ZOOM))
@@ -119,7 +121,7 @@ if dims:
     )
 
 st.subheader("One position's vector, and why we add it")
-position = min(st.number_input("Position", 0, 4095, 10, key="t", bind="query-params"), n_positions - 1)
+position = min(st.number_input("Position", *LINK_NUMBERS["t"], 10, key="t", bind="query-params"), n_positions - 1)
 vector = matrix[position]
 show_figure(
     figures.position_vector(vector, position),

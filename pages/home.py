@@ -7,12 +7,16 @@ import streamlit as st
 
 from core.encodings import sinusoidal
 from core.figures import home as figures
-from core.order_demo import MAX_TOKENS, random_order, shuffle_demo
+from core.limits import BudgetExceeded
+from core.order_demo import DEFAULT_TOKENS, MAX_TOKENS, for_figure, parse_tokens, random_order, shuffle_demo
+from core.safe_text import markdown_literal
 from ui.common import show_figure
 from ui.entry import use_app_navigation
 from ui.rooms import built_rooms
 
-use_app_navigation()
+# The range of each number widget, the one place it is written: the widget and the link check read it.
+LINK_NUMBERS = {"demo_seed": (0, 999)}
+use_app_navigation(LINK_NUMBERS, link_text=["demo_tokens"])
 
 st.title("PE Lab")
 st.markdown(
@@ -23,15 +27,22 @@ st.markdown(
 )
 
 st.header("Shuffle the words: self-attention does not notice")
-words = st.text_input(
+text = st.text_input(
     "Tokens",
-    "dog bites man",
+    DEFAULT_TOKENS,
     key="demo_tokens",
     bind="query-params",
     help=f"2 to {MAX_TOKENS} words; each gets a fixed random vector",
-).split()[:MAX_TOKENS]
+)
+try:
+    words = parse_tokens(text)
+except BudgetExceeded as error:
+    st.error(f'Tokens: {error} Showing "{DEFAULT_TOKENS}" instead.')
+    words = parse_tokens(DEFAULT_TOKENS)
 left, right = st.columns(2)
-seed = left.number_input("Shuffle", 0, 999, 1, key="demo_seed", bind="query-params", help="the seed of the shuffle")
+seed = left.number_input(
+    "Shuffle", *LINK_NUMBERS["demo_seed"], 1, key="demo_seed", bind="query-params", help="the seed of the shuffle"
+)
 with_position = right.toggle("Add positional encoding before the layer", key="demo_pe", bind="query-params")
 if len(words) < 2:
     st.error("Type at least two words.")
@@ -40,7 +51,7 @@ else:
     if list(order) == list(range(len(words))):
         order = np.roll(order, 1)  # a shuffle that moves nothing would show nothing
     demo = shuffle_demo(words, order, with_position)
-    st.markdown(f"Shuffled: **{' '.join(demo.words[i] for i in order)}**")
+    st.markdown(f"Shuffled: **{' '.join(markdown_literal(demo.words[i]) for i in order)}**")
     rows = pd.DataFrame(
         [
             {
@@ -53,7 +64,7 @@ else:
             for j in range(demo.outputs.shape[1])
         ]
     )
-    show_figure(figures.shuffle_demo(demo), rows, "shuffle_demo")
+    show_figure(figures.shuffle_demo(for_figure(demo)), rows, "shuffle_demo")
     st.metric("Largest difference between the two", f"{demo.largest_difference:.2g}")
     st.caption(
         "Without a position signal the two panels are the same up to rounding (about 1e-16): the layer gives every "

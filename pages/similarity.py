@@ -10,7 +10,17 @@ from core.figures import similarity as figures
 from ui.common import page_intro, show_figure
 from ui.entry import use_app_navigation
 
-use_app_navigation()
+# The range of each number widget, the one place it is written: the widget and the link check read it.
+LINK_NUMBERS = {
+    "d": (2, 1024),
+    "n": (8, 1024),
+    "kmax": (1, 512),
+    "t": (0, 1024),
+    "k": (0, 1024),
+    "s": (1, 512),
+    "train_len": (16, 1024),
+}
+use_app_navigation(LINK_NUMBERS)
 
 MAX_SIDE = 256  # heatmaps beyond 256 × 256 cells are strided (≈0.35 MB of figure data each)
 N_STARTS = 4
@@ -75,12 +85,12 @@ page_intro(
 )
 
 with st.sidebar:
-    d_model = st.slider("d_model", 2, 1024, 128, step=2, key="d", bind="query-params")
+    d_model = st.slider("d_model", *LINK_NUMBERS["d"], 128, step=2, key="d", bind="query-params")
     base = st.select_slider(
         "base", options=encodings.PE_BASES, value=encodings.DEFAULT_BASE, key="base", bind="query-params"
     )
-    n_positions = st.slider("Positions", 8, 1024, 128, key="n", bind="query-params")
-    max_offset = st.slider("Offsets shown (largest k)", 1, 512, 64, key="kmax", bind="query-params")
+    n_positions = st.slider("Positions", *LINK_NUMBERS["n"], 128, key="n", bind="query-params")
+    max_offset = st.slider("Offsets shown (largest k)", *LINK_NUMBERS["kmax"], 64, key="kmax", bind="query-params")
 
 if d_model % 2:  # a link can carry an odd value past the slider's step
     st.warning(
@@ -132,8 +142,8 @@ st.markdown(
     "[[cos kω_i, sin kω_i], [−sin kω_i, cos kω_i]]. It does not depend on t."
 )
 left, right = st.columns(2)
-start = left.number_input("Start t", 0, 1024, 10, key="t", bind="query-params")
-offset = right.number_input("Offset k", 0, 1024, 5, key="k", bind="query-params")
+start = left.number_input("Start t", *LINK_NUMBERS["t"], 10, key="t", bind="query-params")
+offset = right.number_input("Offset k", *LINK_NUMBERS["k"], 5, key="k", bind="query-params")
 check, orthogonality_error = shift_numbers(int(start), int(offset), d_model, float(base))
 left, right = st.columns(2)
 left.metric(f"max |M_{offset}·PE({start}) − PE({start + offset})|", f"{check['max_error']:.2e}")
@@ -178,7 +188,7 @@ show_figure(
 strided_note(n_positions, other.positions)
 
 if scheme == "RoPE":
-    shift = st.slider("Shift both positions by s", 1, 512, 7, key="s", bind="query-params")
+    shift = st.slider("Shift both positions by s", *LINK_NUMBERS["s"], 7, key="s", bind="query-params")
     error = rope_shift_error(d_model, min(n_positions, MAX_SIDE), int(shift), float(base))
     st.metric(f"max |q_m·k_n − q_(m+{shift})·k_(n+{shift})| over m, n < {min(n_positions, MAX_SIDE)}", f"{error:.2e}")
     st.caption("Shift query and key together and every score stays put, to rounding: RoPE sees only n − m.")
@@ -192,7 +202,7 @@ st.markdown(
     "their resolution and only the slowest is slowed by s."
 )
 left, right = st.columns(2)
-train_len = left.slider("Trained length L", 16, 1024, 128, key="train_len", bind="query-params")
+train_len = left.slider("Trained length L", *LINK_NUMBERS["train_len"], 128, key="train_len", bind="query-params")
 scale = right.select_slider("Scaling factor s", [1, 2, 4, 8, 16], value=4, key="scale", bind="query-params")
 far = np.arange(int(train_len * scale) + 1)
 q_vec, k_vec = attention.random_query_key(d_model, seed=0)

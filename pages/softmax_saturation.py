@@ -9,7 +9,9 @@ from core.figures import attention as figures
 from ui.common import page_intro, show_figure
 from ui.entry import use_app_navigation
 
-use_app_navigation()
+# The range of each number widget, the one place it is written: the widget and the link check read it.
+LINK_NUMBERS = {"a": (0.01, 1000.0), "temp": (0.05, 10.0)}
+use_app_navigation(LINK_NUMBERS, link_text=["scores"])
 
 A_GRID = np.logspace(-2, 3, 251)  # a from 0.01 to 1000
 TABLE_A = [0.1, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 1000.0]
@@ -73,7 +75,7 @@ st.caption(
     "float64, computed stably. Exactly, y3(10) = 0.99990920838434097818…, whose nearest float64 is "
     "0.9999092083843409; the often quoted 0.9999092083843412 is two units in the last place above it."
 )
-a = st.number_input("a", 0.01, 1000.0, 10.0, key="a", bind="query-params")
+a = st.number_input("a", *LINK_NUMBERS["a"], 10.0, key="a", bind="query-params")
 outputs = attention.three_score_example(A_GRID)
 chosen = attention.saturation_table([a]).iloc[0]
 st.markdown(
@@ -164,7 +166,7 @@ text = left.text_input(
 right.button("Randomise", on_click=randomise_scores, icon=":material/casino:")
 left, right = st.columns(2)
 d_k = left.select_slider("d_k", D_K_OPTIONS, value=1, key="dk", bind="query-params")
-temperature = right.slider("temperature", 0.05, 10.0, 1.0, step=0.05, key="temp", bind="query-params")
+temperature = right.slider("temperature", *LINK_NUMBERS["temp"], 1.0, step=0.05, key="temp", bind="query-params")
 try:
     scores = parse_scores(text)
 except ValueError as error:

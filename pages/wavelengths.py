@@ -9,7 +9,9 @@ from core.figures import encoding as figures
 from ui.common import page_intro, show_figure
 from ui.entry import use_app_navigation
 
-use_app_navigation()
+# The range of each number widget, the one place it is written: the widget and the link check read it.
+LINK_NUMBERS = {"d": (2, 1024), "bits": (2, 6)}
+use_app_navigation(LINK_NUMBERS)
 
 
 page_intro(
@@ -19,7 +21,7 @@ page_intro(
 )
 
 with st.sidebar:
-    d_model = st.slider("d_model", 2, 1024, 512, key="d", bind="query-params")
+    d_model = st.slider("d_model", *LINK_NUMBERS["d"], 512, key="d", bind="query-params")
     base = st.select_slider(
         "base", options=encodings.PE_BASES, value=encodings.DEFAULT_BASE, key="base", bind="query-params"
     )
@@ -56,7 +58,7 @@ st.markdown(
 )
 
 st.subheader("The binary-counter analogy")
-n_bits = st.slider("Bits", 2, 6, 4, key="bits", bind="query-params")
+n_bits = st.slider("Bits", *LINK_NUMBERS["bits"], 4, key="bits", bind="query-params")
 positions, bits, fine, waves = encodings.binary_counter_waves(2**n_bits, n_bits)
 st.markdown(
     f"Counting 0..{2**n_bits - 1} in binary, the lowest bit flips every step and each higher bit half as "

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import base64
 import json
+import re
+import time
 from pathlib import Path
 
 import numpy as np
@@ -52,3 +54,64 @@ def figure_traces(at: AppTest, name: str) -> list[dict]:
 
 def metrics(at: AppTest) -> dict[str, str]:
     return {m.label: m.value for m in at.metric}
+
+
+# --- the Fault lab ----------------------------------------------------------------------------------------
+TINY = {"epochs": 1, "seeds": 2, "win": 256, "patch": 32, "layers": 1}
+
+
+def open_lab(query: dict[str, str] | None = None, through_app: bool = False) -> AppTest:
+    """The Fault lab alone (a deep link's query applies), or through app.py's navigation (pages can switch)."""
+    at = AppTest.from_file(str(ROOT / ("app.py" if through_app else "pages/fault_lab.py")), default_timeout=120)
+    for key, value in (query or {}).items():
+        at.query_params[key] = value
+    at.run()
+    if through_app:
+        at.switch_page("pages/fault_lab.py").run()
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def set_tiny(at: AppTest, **overrides) -> None:
+    """Shrink the Fault lab's experiment to seconds (TINY, with `overrides`)."""
+    settings = {**TINY, **overrides}
+    at.slider(key="epochs").set_value(settings["epochs"])
+    at.slider(key="seeds").set_value(settings["seeds"])
+    at.slider(key="layers").set_value(settings["layers"])
+    at.selectbox(key="win").set_value(settings["win"])
+    at.selectbox(key="patch").set_value(settings["patch"])
+    at.run()
+
+
+def train_to_the_end(at: AppTest, timeout_s: float = 240) -> dict:
+    """Press Train and rerun until the background job has finished (AppTest does not drive run_every)."""
+    from ui import fault_lab as lab
+
+    at.button(key="train").click().run()
+    assert not at.exception, [e.message for e in at.exception]
+    deadline = time.time() + timeout_s
+    while lab.JOB_KEY in at.session_state and time.time() < deadline:
+        time.sleep(0.3)
+        at.run()
+        assert not at.exception, [e.message for e in at.exception]
+    assert lab.JOB_KEY not in at.session_state, "the job did not finish in time"
+    at.run()
+    return at.session_state[lab.RESULTS_KEY]
+
+
+_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
+
+
+def as_read(markdown: str) -> str:
+    """Markdown source as a visitor reads it rendered: backslash escapes undone, zero-width spaces gone."""
+    return _ESCAPE.sub(r"\1", markdown).replace("\u200b", "")
+
+
+def errors(at: AppTest) -> list[str]:
+    """The page's error boxes as a visitor reads them."""
+    return [as_read(e.value) for e in at.error]
+
+
+def raw_errors(at: AppTest) -> list[str]:
+    """The page's error boxes as markdown source (for checks that visitor text was escaped)."""
+    return [e.value for e in at.error]

@@ -17,51 +17,20 @@ from streamlit.testing.v1 import AppTest
 from core import results as results_json
 from core.models import ModelConfig, check_model_settings
 from core.vibration import example_csv
-from tests.apptest_utils import ROOT, figure_traces, figures, trace_array
+from tests.apptest_utils import (
+    ROOT,
+    errors,
+    figure_traces,
+    figures,
+    open_lab,
+    set_tiny,
+    trace_array,
+    train_to_the_end,
+)
 from ui import fault_lab as lab
 from ui import lab_data
 
 CWRU_DIR = ROOT.parent / "shared" / "data" / "cwru"
-TINY = {"epochs": 1, "seeds": 2, "win": 256, "patch": 32, "layers": 1}
-
-
-def open_lab(query: dict[str, str] | None = None, through_app: bool = False) -> AppTest:
-    """The page alone (a deep link's query applies), or through app.py's navigation (pages can switch)."""
-    at = AppTest.from_file(str(ROOT / ("app.py" if through_app else "pages/fault_lab.py")), default_timeout=120)
-    for key, value in (query or {}).items():
-        at.query_params[key] = value
-    at.run()
-    if through_app:
-        at.switch_page("pages/fault_lab.py").run()
-    assert not at.exception, [e.message for e in at.exception]
-    return at
-
-
-def set_tiny(at: AppTest, **overrides) -> None:
-    settings = {**TINY, **overrides}
-    at.slider(key="epochs").set_value(settings["epochs"])
-    at.slider(key="seeds").set_value(settings["seeds"])
-    at.slider(key="layers").set_value(settings["layers"])
-    at.selectbox(key="win").set_value(settings["win"])
-    at.selectbox(key="patch").set_value(settings["patch"])
-    at.run()
-
-
-def train_to_the_end(at: AppTest, timeout_s: float = 240) -> dict:
-    at.button(key="train").click().run()
-    assert not at.exception, [e.message for e in at.exception]
-    deadline = time.time() + timeout_s
-    while lab.JOB_KEY in at.session_state and time.time() < deadline:
-        time.sleep(0.3)
-        at.run()
-        assert not at.exception, [e.message for e in at.exception]
-    assert lab.JOB_KEY not in at.session_state, "the job did not finish in time"
-    at.run()
-    return at.session_state[lab.RESULTS_KEY]
-
-
-def errors(at: AppTest) -> list[str]:
-    return [e.value for e in at.error]
 
 
 @pytest.fixture(scope="module")
@@ -117,7 +86,7 @@ def test_explorer_marks_the_fault_rate_of_the_chosen_class():
 def test_the_page_job_trains_side_by_side_with_one_torch_thread_per_run(monkeypatch):
     plans = []
     real_start = lab.jobs.start
-    monkeypatch.setattr(lab.jobs, "start", lambda plan: plans.append(plan) or real_start(plan))
+    monkeypatch.setattr(lab.jobs, "start", lambda plan, owner: plans.append(plan) or real_start(plan, owner))
     monkeypatch.setattr("core.training.usable_cpus", lambda: 2)
     at = open_lab()
     set_tiny(at)
@@ -394,18 +363,22 @@ def test_files_of_sensor_columns_load_as_one_recording_each_and_the_preview_deci
     assert results["config"]["data"]["files"][0]["label"] == "healthy"
 
 
-def test_the_class_prefix_switch_and_a_flat_channel_refused_for_training():
+def test_the_class_prefix_switch_and_a_flat_channel_refused_at_load_keeping_the_data_there_was():
     rows = "s1,s2\n" + "\n".join(f"{np.sin(i / 3):.4f},0.0" for i in range(20_000))
     at = open_lab({"src": "csv"})
+    before = at.session_state[lab.DATA_KEY]
     upload(at, {"healthy_load0.csv": rows.encode(), "healthy_load50.csv": rows.encode()})
     at.checkbox(key="class_prefix").check().run()
     at.session_state["csv_preview"] = {"edited_rows": {1: {"channel": "s2"}}, "added_rows": [], "deleted_rows": []}
     at.run()
     at.button(key="load_csv").click().run()
-    data = at.session_state[lab.DATA_KEY]
-    assert data.labels == ["healthy_load"]
-    assert any("channel s2 is flat" in w.value for w in at.warning)
-    assert any("is flat" in e for e in errors(at)) and at.button(key="train").disabled
+    assert any(e.startswith("Not loaded: healthy_load50.csv, channel s2 is flat") for e in errors(at)), errors(at)
+    assert at.session_state[lab.DATA_KEY] is before  # refused data is dropped; the data the visitor had stays
+    at.session_state["csv_preview"] = {"edited_rows": {}, "added_rows": [], "deleted_rows": []}
+    at.run()
+    at.button(key="load_csv").click().run()
+    assert not any(e.startswith("Not loaded") for e in errors(at)), errors(at)
+    assert at.session_state[lab.DATA_KEY].labels == ["healthy_load"]  # both files, one class by the prefix
 
 
 def test_inside_the_trained_models_order_test_and_attention_maps(trained):

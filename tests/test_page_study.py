@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from tests.test_page_fault_lab import errors, open_lab, set_tiny
+from tests.apptest_utils import errors, open_lab, set_tiny
 from ui import fault_lab as lab
 from ui import lab_study
 

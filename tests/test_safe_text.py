@@ -4,8 +4,8 @@ from core.safe_text import markdown_literal, plotly_literal, shown
 
 
 def test_a_markdown_link_and_image_are_escaped_character_by_character():
-    assert markdown_literal("[x](http://a.b/c)") == r"\[x\]\(http\://a\.b/c\)"
-    assert markdown_literal("![](http://e.vil/i.png)").startswith(r"\!\[\]\(http\:")
+    assert markdown_literal("[x](http://a.b/c)") == "\\[x\\]\\(http\u200b\\://a\\.b/c\\)"
+    assert markdown_literal("![](http://e.vil/i.png)").startswith("\\!\\[\\]\\(http\u200b\\:")
     assert markdown_literal(":red[alarm] $x^2$ **bold**") == r"\:red\[alarm\] \$x\^2\$ \*\*bold\*\*"
 
 
@@ -18,3 +18,11 @@ def test_plain_words_pass_unchanged_and_long_or_multiline_text_is_one_short_line
 def test_plotly_markup_is_shown_as_typed():
     assert plotly_literal('<a href="http://e.vil">IR007</a>') == '&lt;a href="http://e.vil"&gt;IR007&lt;/a&gt;'
     assert plotly_literal("B&C") == "B&amp;C"
+
+
+def test_bare_addresses_get_a_zero_width_space_inside_each_autolink_trigger():
+    escaped = markdown_literal("see http://e.vil, HTTPS://x.y, www.e.vil and me@e.vil")
+    for trigger in ("http\\:", "HTTPS\\:", "www\\.", "me\\@"):
+        assert trigger not in escaped
+    assert escaped.replace("\u200b", "").replace("\\", "") == "see http://e.vil, HTTPS://x.y, www.e.vil and me@e.vil"
+    assert markdown_literal("3.5 Hz, at 12:00") == "3\\.5 Hz, at 12\\:00"

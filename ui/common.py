@@ -3,7 +3,8 @@
 - `show_figure`: a plotly figure plus a CSV download of exactly the data it draws.
 - `page_intro`: the title and the one- or two-sentence idea beside it.
 Widgets themselves are called directly in the pages with `bind="query-params"` and a short, stable key:
-that key is the URL parameter name, a public contract for shared links.
+that key is the URL parameter name, a public contract for shared links. A page writes the range of each number
+widget once, in its LINK_NUMBERS, which the widget and ui.entry.use_app_navigation's link check both read.
 """
 
 from __future__ import annotations

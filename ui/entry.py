@@ -5,18 +5,26 @@ directory, the server treats the app as a folder of pages until some run calls `
 link such as `/fault_lab?src=csv` that reaches a freshly started (or woken) server would then run
 `pages/fault_lab.py` alone: no `app.py`, so no page config, no sections, no titles in the sidebar. Our
 page files must keep their names (links and checks use them), so every page calls `use_app_navigation()`
-first: if the folder scheme is still on, it is switched off and the run restarts through `app.py`.
+first: if the folder scheme is still on, it is switched off and the run restarts through `app.py`. Being
+first on every page, it is also where a link's values are checked before any widget reads them
+(ui.link_values).
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping
+
 import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
+
+from ui.link_values import NumberRange, drop_unusable_link_values
 
 _RESTARTED_KEY = "_restarted_through_app"
 
 
-def use_app_navigation() -> None:
+def use_app_navigation(link_numbers: Mapping[str, NumberRange] | None = None, link_text: Collection[str] = ()) -> None:
+    """Run the page through app.py's navigation, then drop the link values its widgets cannot take:
+    `link_numbers` gives the range of each number widget's key, `link_text` the keys of free-text widgets."""
     if PagesManager.uses_pages_directory:
         PagesManager.uses_pages_directory = False  # what st.navigation itself does on its first call
         # Once per session: a server flips the flag for good, but AppTest sets it back before every run,
@@ -24,3 +32,4 @@ def use_app_navigation() -> None:
         if not st.session_state.get(_RESTARTED_KEY):
             st.session_state[_RESTARTED_KEY] = True
             st.rerun()
+    drop_unusable_link_values(link_numbers, link_text)
