@@ -245,7 +245,9 @@ def read_json(raw: bytes, limit: int = MAX_REOPENED_BYTES) -> Any:
             raise BudgetExceeded(f"uncompressed, the file is over the {megabytes} limit of a saved file")
     depth, longest = json_extent(raw, MAX_JSON_DEPTH)
     if depth > MAX_JSON_DEPTH:
-        raise BudgetExceeded(f"the JSON is nested deeper than {MAX_JSON_DEPTH} levels; no file of this lab is")
+        raise BudgetExceeded(
+            f"the JSON is nested deeper than {MAX_JSON_DEPTH} levels, deeper than any file this lab writes"
+        )
     if longest > MAX_REOPENED_TEXT_CHARS:
         raise BudgetExceeded(
             f"the file holds a string of {longest:,} bytes, over the limit of {MAX_REOPENED_TEXT_CHARS:,}"

@@ -215,8 +215,9 @@ class DataSpec:
             for ref, content in contents:
                 try:
                     recordings += self._read_own_file(ref, content)
-                except DataError as error:
-                    raise DataError(f"{Path(ref.name).name}: {error}") from None
+                except DataError as error:  # name the file, unless the message already starts with it
+                    name = Path(ref.name).name
+                    raise DataError(str(error) if str(error).startswith(name) else f"{name}: {error}") from None
             return to_lowest_rate(recordings)[0]
         if self.dataset == "cwru":
             if not contents:

@@ -23,6 +23,7 @@ and follows it through their progress events; the result is the results JSON or 
 from __future__ import annotations
 
 import itertools
+import logging
 import threading
 import time
 from collections.abc import Callable
@@ -32,6 +33,8 @@ from typing import Any
 from core.limits import ABANDONED_AFTER_S, MAX_JOBS_PER_SESSION, MAX_PAGE_RUNS, MAX_QUEUED_JOBS, BudgetExceeded
 from core.plan import MAIN, EpochEnded, Event, Plan, PlanStopped, RunFinished, RunStarted, StageStarted, run_plan
 from core.study.runner import StudyPlan, run_study
+
+_log = logging.getLogger(__name__)
 
 STATES = ("queued", "running", "done", "stopped", "failed")
 FINISHED_STATES = ("done", "stopped", "failed")
@@ -154,6 +157,8 @@ class Job:
     def _cancel_abandoned(self) -> None:
         with self._lock:
             self._reason = f"cancelled: its page stopped asking for it for over {abandoned_after_s:g} s"
+        # in the server's log, so an operator (and bench/hosted.py) sees what freed the queue
+        _log.warning("job %d %s", self.job_id, self._reason)
         self._stop_requested.set()
 
     # --- called by the worker thread -------------------------------------------------------------

@@ -27,10 +27,12 @@ class ServerDidNotStart(RuntimeError):
     pass
 
 
-def start_streamlit(timeout_s: float = 60.0, prefix: Sequence[str] = ()) -> tuple[subprocess.Popen, str]:
+def start_streamlit(
+    timeout_s: float = 60.0, prefix: Sequence[str] = (), log: Path | None = None
+) -> tuple[subprocess.Popen, str]:
     """The server process and its URL, once /_stcore/health answers. No file watcher: nothing edits the
     sources while it runs, and watching a busy checkout only costs CPU. `prefix` goes before the command,
-    e.g. ("taskset", "-c", "0") to pin the server to one core."""
+    e.g. ("taskset", "-c", "0") to pin the server to one core; `log` receives the server's output."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -54,7 +56,7 @@ def start_streamlit(timeout_s: float = 60.0, prefix: Sequence[str] = ()) -> tupl
             "none",
         ],
         cwd=ROOT,
-        stdout=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL if log is None else log.open("wb"),
         stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"

@@ -54,7 +54,7 @@ def test_hostile_files_are_refused_in_one_line_and_the_open_control_stays():
         (
             "deep.json",
             b"[" * 100_000 + b"]" * 100_000,
-            f"the JSON is nested deeper than {MAX_JSON_DEPTH} levels; no file of this lab is",
+            f"the JSON is nested deeper than {MAX_JSON_DEPTH} levels, deeper than any file this lab writes",
         ),
         (
             "typed.json",

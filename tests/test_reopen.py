@@ -83,7 +83,7 @@ def test_deep_nesting_is_refused_by_the_scan_before_the_parser_runs(monkeypatch)
     started = time.perf_counter()
     message = refusal(raw, BudgetExceeded)
     assert time.perf_counter() - started < 0.5
-    assert message == f"the JSON is nested deeper than {MAX_JSON_DEPTH} levels; no file of this lab is"
+    assert message == f"the JSON is nested deeper than {MAX_JSON_DEPTH} levels, deeper than any file this lab writes"
 
 
 def test_the_depth_scan_skips_strings_and_their_escapes():
