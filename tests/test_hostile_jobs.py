@@ -17,8 +17,7 @@ from core.limits import CLUSTER_PROBE_CACHE_S, MAX_PAGE_RUNS, MAX_QUEUED_JOBS, B
 from core.models import ModelConfig
 from core.training import TrainConfig
 from core.vibration import make_windows, synthetic_bearing_set
-
-WAIT_S = 30  # a guard against a hung test, not a speed requirement
+from tests.job_helpers import WAIT_S, tracked_endless_jobs, wait_until
 
 
 def fake_plan(runs: int = 1, backend: str = "local") -> SimpleNamespace:
@@ -26,39 +25,11 @@ def fake_plan(runs: int = 1, backend: str = "local") -> SimpleNamespace:
     return SimpleNamespace(run_count=lambda: runs, config=SimpleNamespace(epochs=1), workers=1, backend=backend)
 
 
-def run_until_stopped(plan, progress=None, should_stop=None):
-    while not should_stop():  # asked as often as train() asks before its batches
-        time.sleep(0.005)
-    raise plans.PlanStopped(None)
-
-
 @pytest.fixture
 def queue(monkeypatch):
     """Fake plans run until stopped; every job started is stopped and waited for afterwards (the worker is
     shared by the whole test process)."""
-    started = []
-    real_start = jobs.start
-
-    def tracking_start(plan, owner=None):
-        job = real_start(plan, owner)
-        started.append(job)
-        return job
-
-    monkeypatch.setattr(jobs, "run_plan", run_until_stopped)
-    monkeypatch.setattr(jobs, "start", tracking_start)
-    yield started
-    for job in started:
-        job.stop()
-    for job in started:
-        assert job.wait(WAIT_S), "a job did not end after stop()"
-
-
-def wait_until(condition, timeout=WAIT_S):
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not reached in time")
-        time.sleep(0.01)
+    yield from tracked_endless_jobs(monkeypatch)
 
 
 # --- the queue's budgets ------------------------------------------------------------------------------------

@@ -11,8 +11,13 @@ from core.models import ModelConfig
 from core.results import validate_results
 from core.training import TrainConfig, TrainingStopped
 from core.vibration import DataError, make_windows, synthetic_bearing_set
+from tests import job_helpers
 
-WAIT_S = 60  # a guard against a hung test, not a speed requirement
+WAIT_S = 60  # a guard against a hung test, not a speed requirement (training runs here, unlike job_helpers)
+
+
+def wait_until(condition, timeout: float = WAIT_S) -> None:
+    job_helpers.wait_until(condition, timeout)
 
 
 @pytest.fixture(scope="module")
@@ -45,14 +50,6 @@ def tiny_config(**overrides) -> TrainConfig:
 
 def endless_config() -> TrainConfig:
     return tiny_config(epochs=100_000, patience=100_000)
-
-
-def wait_until(condition, timeout=WAIT_S):
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not reached in time")
-        time.sleep(0.01)
 
 
 def test_a_job_runs_to_the_end_and_reports_as_it_goes(windows):

@@ -13,38 +13,18 @@ import pytest
 
 import core.backends as backends
 import core.jobs as jobs
-import core.plan as plans
 from core.limits import MAX_PAGE_RUNS, MAX_QUEUED_JOBS
 from tests.apptest_utils import errors, open_lab
+from tests.job_helpers import tracked_endless_jobs
 from ui import fault_lab as lab
 
 ALL_MODELS = ["A", "A+PE", "B-noPE", "B", "B-learned", "B-concat", "CNN"]
 
 
-def run_until_stopped(plan, progress=None, should_stop=None):
-    while not should_stop():
-        time.sleep(0.005)
-    raise plans.PlanStopped(None)
-
-
 @pytest.fixture
 def endless_jobs(monkeypatch):
     """Every job, the page's included, runs until stopped; all are stopped afterwards (one worker per process)."""
-    started = []
-    real_start = jobs.start
-
-    def tracking_start(plan, owner=None):
-        job = real_start(plan, owner)
-        started.append(job)
-        return job
-
-    monkeypatch.setattr(jobs, "run_plan", run_until_stopped)
-    monkeypatch.setattr(jobs, "start", tracking_start)
-    yield started
-    for job in started:
-        job.stop()
-    for job in started:
-        assert job.wait(30), "a job did not end after stop()"
+    yield from tracked_endless_jobs(monkeypatch)
 
 
 def test_a_deep_link_past_the_pages_budget_disables_train_and_shows_the_command():
