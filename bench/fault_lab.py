@@ -19,7 +19,7 @@ sys.path.insert(0, str(ROOT))
 
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from core import report  # noqa: E402
+from core.lab import report  # noqa: E402
 from ui import fault_lab as lab  # noqa: E402
 
 CWRU_DIR = ROOT.parent / "shared" / "data" / "cwru"

@@ -31,7 +31,7 @@ epochs=()
 
 python - "$device" <<'EOF'
 import sys, torch
-from core.training import describe_device
+from core.lab.training import describe_device
 device = torch.device(sys.argv[1])
 print(f"device: {describe_device(device)}; torch {torch.__version__}, CUDA {torch.version.cuda}")
 if device.type == "cuda":

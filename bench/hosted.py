@@ -48,8 +48,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.memory import IDLE, MemoryWatch, mb  # noqa: E402
+from core.lab.models import MODEL_NAMES  # noqa: E402
 from core.limits import HOST_MEMORY_BYTES, MAX_REOPENED_BYTES, MAX_UPLOAD_FILE_BYTES  # noqa: E402
-from core.models import MODEL_NAMES  # noqa: E402
 from tests import live_server  # noqa: E402
 
 CHROMIUM = str(live_server.CHROMIUM)

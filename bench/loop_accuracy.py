@@ -1,6 +1,6 @@
 """Does the faster training loop learn as well as the previous one? A and B on CWRU 0 HP, time-cv, 5 folds x 5
-seeds, trained once with core.training (new) and once with bench/previous (the loop where issue 15 started),
-then compared run by run with core.study.compare at the study's margin: each model should read `equivalent`.
+seeds, trained once with core.lab.training (new) and once with bench/previous (the loop where issue 15 started),
+then compared run by run with core.lab.study.compare at the study's margin: each model should read `equivalent`.
 
     python bench/loop_accuracy.py [--seeds 0,1,2,3,4] [--folds 5] [--out /tmp/pe_lab_loop_accuracy.json]
 
@@ -23,11 +23,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import core.study.runner as study_runner  # noqa: E402
+import core.lab.study.runner as study_runner  # noqa: E402
 from bench.previous import load as load_previous  # noqa: E402
-from core.study.cli import main as study_main  # noqa: E402
-from core.study.comparisons import compare  # noqa: E402
-from core.study.contract import load_study  # noqa: E402
+from core.lab.study.cli import main as study_main  # noqa: E402
+from core.lab.study.comparisons import compare  # noqa: E402
+from core.lab.study.contract import load_study  # noqa: E402
 
 CWRU_DIR = ROOT.parent / "shared" / "data" / "cwru"
 MODELS = ("A", "B")

@@ -9,7 +9,7 @@ set) from the click to the verdict, through the real server in Chromium, with al
    "4 · Results" settled; --repeats fresh page loads each. Then the same with the server started under
    `taskset -c 0`: a hosted app may get one CPU, and the page then trains one run at a time.
 2. Accuracy beside speed: the same default press, headless (AppTest, the page's own code path), once with
-   core.training (new) and once with bench/previous (the loop where issue 15 started); per model mean ± sd
+   core.lab.training (new) and once with bench/previous (the loop where issue 15 started); per model mean ± sd
    accuracy over the seeds, and whether each new mean lies within one sd of the previous one.
 
 Target (issue 15): at most 30 s from click to verdict on 2 cores, each model's mean within one sd of the baseline.
@@ -76,13 +76,13 @@ def default_press(trainer: Any = None, seeds: int | None = None) -> tuple[dict[s
     `seeds` moves the page's seeds slider first (None keeps its default)."""
     from streamlit.testing.v1 import AppTest
 
-    import core.backends
+    import core.lab.backends
     from bench.fault_lab import click_and_wait
     from ui import fault_lab as lab
 
-    original = core.backends.backend
+    original = core.lab.backends.backend
     if trainer is not None:
-        core.backends.backend = lambda name, address: SimpleNamespace(train=trainer)
+        core.lab.backends.backend = lambda name, address: SimpleNamespace(train=trainer)
     try:
         at = AppTest.from_file(str(ROOT / "pages" / "fault_lab.py"), default_timeout=600)
         at.run()
@@ -90,7 +90,7 @@ def default_press(trainer: Any = None, seeds: int | None = None) -> tuple[dict[s
             at.slider(key="seeds").set_value(seeds).run()
         seconds = click_and_wait(at)
     finally:
-        core.backends.backend = original
+        core.lab.backends.backend = original
     accuracy: dict[str, list[float]] = {}
     for run in at.session_state[lab.RESULTS_KEY]["runs"]:
         accuracy.setdefault(run["model"], []).append(100 * run["accuracy"])

@@ -22,8 +22,8 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import scipy.stats  # noqa: E402
 
-from core.vibration import envelope_spectrum, fault_frequencies, load_cwru, synthetic_bearing_set  # noqa: E402
-from core.vibration.synthetic import statistics_baseline_accuracy  # noqa: E402
+from core.lab.vibration import envelope_spectrum, fault_frequencies, load_cwru, synthetic_bearing_set  # noqa: E402
+from core.lab.vibration.synthetic import statistics_baseline_accuracy  # noqa: E402
 
 CWRU_DIR = ROOT.parent / "shared" / "data" / "cwru"
 

@@ -6,7 +6,7 @@
 bench/train.py measures whole training loops; this script explains the gap to issue 15's target (new ≥ 2×
 previous windows/s) from the inside of one step. For model A and B, on one thread at batch 64:
 
-1. the step of the new model (core.models) and of the previous one (bench/previous), each timed alone:
+1. the step of the new model (core.lab.models) and of the previous one (bench/previous), each timed alone:
    forward, cross-entropy, backward, the fused AdamW step; the budget is half the previous step;
 2. the step recorded at the ATen level (a TorchDispatchMode): every matrix product (mm, addmm, bmm) with its
    exact shapes and strides, and how many other tensor operations the step dispatches;
@@ -41,9 +41,9 @@ from torch.utils._python_dispatch import TorchDispatchMode
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from core.encoder_kernels import DropoutStream  # noqa: E402
-from core.models import ModelConfig, build_model  # noqa: E402
-from core.training import TrainConfig, make_optimizer  # noqa: E402
+from core.lab.encoder_kernels import DropoutStream  # noqa: E402
+from core.lab.models import ModelConfig, build_model  # noqa: E402
+from core.lab.training import TrainConfig, make_optimizer  # noqa: E402
 
 BATCH, WINDOW, CLASSES = 64, 1024, 10
 PRODUCTS = {"mm", "addmm", "bmm"}
@@ -124,7 +124,7 @@ def dropout_bits(model_name: str) -> Callable[[], None]:
 
     DropoutStream.mask = recording
     try:
-        step_function(model_name, sys.modules["core.models"], DropoutStream)()
+        step_function(model_name, sys.modules["core.lab.models"], DropoutStream)()
     finally:
         DropoutStream.mask = original
     stream = DropoutStream(1)
@@ -201,11 +201,11 @@ def main(argv: list[str] | None = None) -> int:
     dispatch = cheapest_op()
     print(f"one thread, batch {BATCH}, {WINDOW}-sample windows; cheapest eager op {1e6 * dispatch:.1f} µs")
     for model_name in ("A", "B"):
-        new = timed(step_function(model_name, sys.modules["core.models"], DropoutStream), repeats=40)
+        new = timed(step_function(model_name, sys.modules["core.lab.models"], DropoutStream), repeats=40)
         previous = timed(step_function(model_name, previous_models, previous_models.DropoutStream), repeats=40)
         budget = previous / 2
         recorder = Recorder()
-        step = step_function(model_name, sys.modules["core.models"], DropoutStream)
+        step = step_function(model_name, sys.modules["core.lab.models"], DropoutStream)
         step()
         with recorder:
             step()

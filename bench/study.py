@@ -18,8 +18,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from core.study.cli import main as study_main  # noqa: E402
-from core.study.contract import load_study  # noqa: E402
+from core.lab.study.cli import main as study_main  # noqa: E402
+from core.lab.study.contract import load_study  # noqa: E402
 
 CWRU_DIR = ROOT.parent / "shared" / "data" / "cwru"
 

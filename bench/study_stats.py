@@ -21,8 +21,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from core.study.analysis import paired_interval, verdict  # noqa: E402
-from core.study.simulation import Components, simulate_differences  # noqa: E402
+from core.lab.stats.intervals import paired_interval, verdict  # noqa: E402
+from core.lab.stats.simulation import Components, simulate_differences  # noqa: E402
 
 FOLDS, SEEDS, WINDOWS = 5, 6, 225
 SCENARIOS = {

@@ -10,20 +10,20 @@ Prints, with a timestamp on every line (flushed, so a partial run is still usefu
   model's verdict against A, then the leak of the random split per model;
 - cross-load accuracy (train 0 HP, test 0-3 HP on the nine fault classes) and the noise curve
   (SNR -4, 0, 4, 8 dB) for A, B and the CNN;
-- training throughput of our loop (core.training.train) against a plain reference loop (a DataLoader over
+- training throughput of our loop (core.lab.training.train) against a plain reference loop (a DataLoader over
   a TensorDataset, the textbook PositionalEncoding module, torch's own nn.TransformerEncoder forward, the
   default AdamW) with the same model and starting weights, batch size and thread count, for A and B, and
   the ratio; and, in the same run, the previous loop (bench/previous, where issue 15 started), FLOPs per
   window (torch.utils.flop_counter) and this run's sgemm GFLOP/s. Ours is faster mostly in the model
-  (core.encoder_kernels: dropout masks from 16-bit slices of PCG64's raw output, the attention core with
+  (core.lab.encoder_kernels: dropout masks from 16-bit slices of PCG64's raw output, the attention core with
   its backward written out; no SDPA masked-math path), then in the fused AdamW and the loop itself;
 - the synthetic default set: A and B, 3 seeds, wall time;
 - the targets, and the total wall time.
 
 The output also goes to --out, and every results JSON to the same path with ".json". The CWRU data is read
 from ../shared/data/cwru beside the repository; without it the CWRU sections are skipped with a message.
-Training runs through core.plan.run_plan, the code path of the page and the CLI, with the default
-hyper-parameters of core.training.TrainConfig, one run per CPU core side by side as the CLI does by default
+Training runs through core.lab.experiment.plan.run_plan, the code path of the page and the CLI, with the default
+hyper-parameters of core.lab.training.TrainConfig, one run per CPU core side by side as the CLI does by default
 (each run's numbers are those it gets alone; the throughput section runs one loop at a time).
 """
 
@@ -48,15 +48,16 @@ from torch.utils.data import DataLoader, TensorDataset
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from core import report  # noqa: E402
-from core.data_spec import DataSpec  # noqa: E402
-from core.evaluations.split_comparison import split_comparison_block, split_table  # noqa: E402
-from core.experiment import report_text  # noqa: E402
-from core.models import MODEL_NAMES, build_model  # noqa: E402
-from core.plan import Plan, RunFinished, StageStarted, run_plan  # noqa: E402
-from core.results import build_results  # noqa: E402
-from core.training import TrainConfig, default_workers  # noqa: E402
-from core.vibration import load_cwru, make_windows, synthetic_bearing_set  # noqa: E402
+from core.lab import report  # noqa: E402
+from core.lab.data_spec import DataSpec  # noqa: E402
+from core.lab.evaluations.split_comparison import split_comparison_block, split_table  # noqa: E402
+from core.lab.experiment.cli import report_text  # noqa: E402
+from core.lab.experiment.plan import Plan, run_plan  # noqa: E402
+from core.lab.experiment.results import build_results  # noqa: E402
+from core.lab.models import MODEL_NAMES, build_model  # noqa: E402
+from core.lab.runs import RunFinished, StageStarted  # noqa: E402
+from core.lab.training import TrainConfig, default_workers  # noqa: E402
+from core.lab.vibration import load_cwru, make_windows, synthetic_bearing_set  # noqa: E402
 
 CWRU_DIR = REPO.parent / "shared" / "data" / "cwru"
 SECTIONS = ("models", "evaluations", "throughput", "synthetic")
@@ -171,8 +172,8 @@ def reference_loop(model: nn.Module, windows: Any, config: TrainConfig, epochs: 
 def our_loop(
     model_name: str, windows: Any, config: TrainConfig, epochs: int, seed: int, training: Any = None
 ) -> dict[str, float]:
-    """core.training.train, or the same function of another module (bench/previous), every epoch run."""
-    module = training or sys.modules["core.training"]
+    """core.lab.training.train, or the same function of another module (bench/previous), every epoch run."""
+    module = training or sys.modules["core.lab.training"]
     # patience = epochs: both loops run every epoch
     fixed = module.TrainConfig(**{**config.to_dict(), "epochs": epochs, "patience": epochs})
     run = module.train(windows, model_name, fixed, seed, device="cpu")

@@ -3,10 +3,10 @@
 import pandas as pd
 import streamlit as st
 
-from core.explorer import signal_views
-from core.figures import fault_lab as figures
+from core.lab.explorer import signal_views
+from core.lab.figures import fault_lab as figures
+from core.lab.vibration import DataError
 from core.safe_text import markdown_text
-from core.vibration import DataError
 from ui import fault_lab as lab
 from ui.common import page_intro, show_figure
 from ui.entry import use_app_navigation

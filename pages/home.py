@@ -5,10 +5,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.encodings import sinusoidal
-from core.figures import home as figures
+from core.explain.encodings import sinusoidal
+from core.explain.figures import home as figures
+from core.explain.order_demo import DEFAULT_TOKENS, MAX_TOKENS, for_figure, parse_tokens, random_order, shuffle_demo
 from core.limits import BudgetExceeded
-from core.order_demo import DEFAULT_TOKENS, MAX_TOKENS, for_figure, parse_tokens, random_order, shuffle_demo
 from core.safe_text import markdown_literal
 from ui.common import show_figure
 from ui.entry import use_app_navigation

@@ -5,8 +5,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core import attention, encodings, extrapolation, similarity
-from core.figures import similarity as figures
+from core.explain import attention, encodings, extrapolation, similarity
+from core.explain.figures import similarity as figures
 from ui.common import page_intro, show_figure
 from ui.entry import use_app_navigation
 

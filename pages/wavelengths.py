@@ -4,8 +4,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core import encodings
-from core.figures import encoding as figures
+from core.explain import encodings
+from core.explain.figures import encoding as figures
 from ui.common import page_intro, show_figure
 from ui.entry import use_app_navigation
 

@@ -6,17 +6,17 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 
-import core.jobs as jobs
-import core.plan as plans
+import core.lab.jobs as jobs
+import core.lab.runs as runs
 
 WAIT_S = 30  # a guard against a hung test, not a speed requirement
 
 
 def run_until_stopped(plan, progress=None, should_stop=None):
-    """Stands in for core.plan.run_plan: asks to stop as often as training asks before its batches."""
+    """Stands in for core.lab.experiment.plan.run_plan: asks to stop as often as training asks before its batches."""
     while not should_stop():
         time.sleep(0.005)
-    raise plans.PlanStopped(None)
+    raise runs.PlanStopped(None)
 
 
 def tracked_endless_jobs(monkeypatch) -> Iterator[list[jobs.Job]]:

@@ -1,4 +1,4 @@
-"""core.attention: stable softmax and its Jacobian, Var(q·k) = d_k, RoPE, ALiBi, complex embeddings, timing."""
+"""core.explain.attention: stable softmax and its Jacobian, Var(q·k) = d_k, RoPE, ALiBi, complex embeddings, timing."""
 
 import math
 
@@ -7,9 +7,9 @@ import pytest
 import scipy.special
 import torch
 
-from core import attention, encodings
-
 # The classic explanation's numbers for softmax([a, a, 2a])[2] in float64 at a = 1, 10, 100.
+from core.explain import attention, encodings
+
 PUBLISHED_Y3 = (0.5761168847658291, 0.9999092083843412, 1.0)
 
 

@@ -8,11 +8,11 @@ import sys
 
 import pytest
 
-from core.backends import INSTALL, BackendError, RayBackend, backend
-from core.models import ModelConfig
-from core.study import StudyPlan, run_study
-from core.training import TrainConfig
-from core.vibration import synthetic_bearing_set
+from core.lab.backends import INSTALL, BackendError, RayBackend, backend
+from core.lab.models import ModelConfig
+from core.lab.study import StudyPlan, run_study
+from core.lab.training import TrainConfig
+from core.lab.vibration import synthetic_bearing_set
 
 ray = pytest.importorskip("ray", reason="Ray is not installed (requirements-dev.txt lists it)")
 
@@ -45,8 +45,8 @@ def test_a_study_on_ray_equals_the_local_study_bit_for_bit(cluster):
 
 
 def test_the_experiment_cli_runs_on_ray_with_the_local_numbers(cluster, tmp_path):
-    from core.experiment import main
-    from core.results import load_results
+    from core.lab.experiment.cli import main
+    from core.lab.experiment.results import load_results
 
     argv = "--duration 1.0 --models A,CNN --seeds 0 --epochs 1 --window 128 --patch 16 --heads 2 --layers 1 --quiet"
     assert main([*argv.split(), "--out", str(tmp_path / "local.json")]) == 0
@@ -57,7 +57,7 @@ def test_the_experiment_cli_runs_on_ray_with_the_local_numbers(cluster, tmp_path
 
 
 def test_without_ray_the_backend_is_refused_with_the_install_command(monkeypatch, tmp_path, capsys):
-    from core.study.cli import main
+    from core.lab.study.cli import main
 
     monkeypatch.setitem(sys.modules, "ray", None)
     with pytest.raises(BackendError, match="pip install -r requirements-cluster.txt"):

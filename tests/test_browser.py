@@ -282,7 +282,7 @@ def _current_data(page):
 
 
 def test_fault_lab_csv_upload_trains_to_a_results_table_and_verdict(server, browser):
-    from core.vibration import example_csv
+    from core.lab.vibration import example_csv
 
     with _opened(browser, f"{server}/fault_lab?{TINY_RUN}", "3 · Experiment", "fault_lab", plots=1) as page:
         _assert_no_error_box(page)

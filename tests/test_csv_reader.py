@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.vibration import DataError, csv_reader, make_windows, read_vibration_csv
+from core.lab.vibration import DataError, csv_reader, make_windows, read_vibration_csv
 
 # --- accepted dialects ----------------------------------------------------------------------------
 

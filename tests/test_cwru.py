@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 import scipy.io
 
-from core.vibration import CLASS_NAMES, CWRU_CATALOGUE, DataError, load_cwru
-from core.vibration.cwru import file_md5
+from core.lab.vibration import CLASS_NAMES, CWRU_CATALOGUE, DataError, load_cwru
+from core.lab.vibration.cwru import file_md5
 
 CWRU_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "cwru"
 needs_cwru = pytest.mark.skipif(

@@ -5,8 +5,8 @@ import os
 
 import pytest
 
-from core import data_roots
-from core.data_roots import FolderRefused, confine
+from core.lab import data_roots
+from core.lab.data_roots import FolderRefused, confine
 
 
 @pytest.fixture

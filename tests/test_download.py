@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from core.vibration import DataError, download, download_cwru
+from core.lab.vibration import DataError, download, download_cwru
 
 CWRU_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "cwru"
 FILES = [105, 118]  # two small official files, about 2.9 MB each
@@ -174,7 +174,7 @@ def test_bad_arguments_are_data_errors(tmp_path, kwargs, words):
 
 
 def test_file_numbers_may_be_given_as_names():
-    from core.vibration.cwru import CWRU_CATALOGUE
+    from core.lab.vibration.cwru import CWRU_CATALOGUE
 
     assert download._file_numbers(["105.mat", "118", 105], CWRU_CATALOGUE) == [105, 118]
     assert download._file_numbers(None, CWRU_CATALOGUE) == sorted(CWRU_CATALOGUE)

@@ -1,11 +1,11 @@
-"""The hand-written attention core and the bit-drawn dropout masks of core.encoder_kernels, against autograd
+"""The hand-written attention core and the bit-drawn dropout masks of core.lab.encoder_kernels, against autograd
 and closed forms."""
 
 import numpy as np
 import pytest
 import torch
 
-from core.encoder_kernels import MASK_LEVELS, DropoutStream, attention_core, effective_dropout, keep_scale
+from core.lab.encoder_kernels import MASK_LEVELS, DropoutStream, attention_core, effective_dropout, keep_scale
 
 BATCH, TOKENS, HEADS, D_HEAD = 3, 5, 2, 4
 D_MODEL = HEADS * D_HEAD
@@ -83,7 +83,7 @@ def test_masks_come_from_the_16_bit_halves_of_pcg64_raw_outputs():
 
 
 def test_the_cuda_path_through_autograd_computes_the_same_attention_with_the_same_masks():
-    from core.models import ModelConfig, build_model
+    from core.lab.models import ModelConfig, build_model
 
     torch.manual_seed(0)
     model = build_model("B", 64, 3, ModelConfig(patch=8, n_heads=2, n_layers=1, ff_dim=16, dropout=0.2)).train()

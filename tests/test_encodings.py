@@ -1,12 +1,12 @@
-"""core.encodings against closed forms and hand-computed values."""
+"""core.explain.encodings against closed forms and hand-computed values."""
 
 import math
 
 import numpy as np
 import pytest
 
-from core import encodings
-from core.encodings import shift_matrix, sinusoidal, wavelengths
+from core.explain import encodings
+from core.explain.encodings import shift_matrix, sinusoidal, wavelengths
 
 
 def test_sinusoidal_matches_closed_form_at_hand_picked_points():

@@ -1,17 +1,18 @@
 """Evaluations beyond one split: exact per-window SNR, the classes cross-load may use, the blocks' numbers
-against hand-computed ones, and one tiny plan that runs every evaluation through core.plan.run_plan."""
+against hand-computed ones, and one tiny plan that runs every evaluation through core.lab.experiment.plan.run_plan."""
 
 import math
 
 import numpy as np
 import pytest
 
-from core.evaluations import cross_load, d_model_sweep, noise, split_comparison
-from core.models import ModelConfig, embedding_models
-from core.plan import Plan, RunFinished, StageStarted, run_plan
-from core.results import validate_results
-from core.training import TrainConfig
-from core.vibration import DataError, Recording, make_windows, synthetic_bearing_set
+from core.lab.evaluations import cross_load, d_model_sweep, noise, split_comparison
+from core.lab.experiment.plan import Plan, run_plan
+from core.lab.experiment.results import validate_results
+from core.lab.models import ModelConfig, embedding_models
+from core.lab.runs import RunFinished, StageStarted
+from core.lab.training import TrainConfig
+from core.lab.vibration import DataError, Recording, make_windows, synthetic_bearing_set
 
 T_975_2DF = 4.302652729911275  # Student t, 97.5 % quantile, 2 degrees of freedom
 

@@ -7,13 +7,14 @@ import textwrap
 
 import pytest
 
-from core import evaluations
-from core.experiment import command_line, main, report_text
-from core.models import ModelConfig
-from core.plan import Plan, RunFinished, run_plan
-from core.results import load_results, validate_results
-from core.training import TrainConfig
-from core.vibration import synthetic_bearing_set
+from core.lab import evaluations
+from core.lab.experiment.cli import command_line, main, report_text
+from core.lab.experiment.plan import Plan, run_plan
+from core.lab.experiment.results import load_results, validate_results
+from core.lab.models import ModelConfig
+from core.lab.runs import RunFinished
+from core.lab.training import TrainConfig
+from core.lab.vibration import synthetic_bearing_set
 
 DUMMY = '''
 """A dummy evaluation: every run also scores the first half of its test windows, and a second stage trains
@@ -23,8 +24,9 @@ import dataclasses
 
 import pandas as pd
 
-from core.contract import check_keys, require
-from core.evaluations import MAIN, Evaluation, Setting, register
+from core.lab.contract import check_keys, require
+from core.lab.evaluations import Evaluation, Setting, register
+from core.lab.runs import MAIN
 
 
 class HalfTest(Evaluation):

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 import torch
 
-from core.data_spec import DataSpec, FileRef
-from core.experiment import build_parser, command_line, main, make_plan
-from core.results import load_results
-from core.training import default_workers
-from core.vibration import DataError
+from core.lab.data_spec import DataSpec, FileRef
+from core.lab.experiment.cli import build_parser, command_line, main, make_plan
+from core.lab.experiment.results import load_results
+from core.lab.training import default_workers
+from core.lab.vibration import DataError
 
 CWRU_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "cwru"
 TINY = ["--window", "256", "--patch", "16", "--heads", "2", "--layers", "1", "--threads", "1", "--quiet"]
@@ -51,12 +51,12 @@ def test_the_same_settings_reproduce_the_same_numbers(tmp_path):
 
 
 def test_workers_default_to_filling_the_cores_and_do_not_change_the_numbers(tmp_path, monkeypatch):
-    monkeypatch.setattr("core.training.usable_cpus", lambda: 8)
+    monkeypatch.setattr("core.lab.training.usable_cpus", lambda: 8)
     assert make_plan(build_parser().parse_args(["--duration", "1.5", *TINY])).workers == 8
     assert make_plan(build_parser().parse_args(["--duration", "1.5", *TINY, "--threads", "3"])).workers == 2
     assert make_plan(build_parser().parse_args(["--duration", "1.5", *TINY, "--workers", "1"])).workers == 1
     assert default_workers(1, cap=2) == 2  # the Fault lab caps the runs side by side
-    monkeypatch.setattr("core.training.pick_device", lambda device: torch.device("cuda"))
+    monkeypatch.setattr("core.lab.training.pick_device", lambda device: torch.device("cuda"))
     assert default_workers(1) == 1  # a GPU takes one run at a time
     monkeypatch.undo()
     args = ["--duration", "1.5", "--models", "A,B", "--seeds", "0,1", "--epochs", "2", *TINY]
@@ -178,7 +178,7 @@ def test_a_data_spec_round_trips_through_its_dict_and_the_command_line(name, tmp
 
 
 def test_data_spec_loads_uploaded_files_by_content_and_refuses_another_file(tmp_path):
-    from core.vibration import example_csv
+    from core.lab.vibration import example_csv
 
     content = example_csv()
     spec = DataSpec("csv", files=(FileRef.of("example.csv", content),))

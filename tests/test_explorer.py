@@ -1,10 +1,10 @@
-"""core.explorer: spectra with known amplitudes, and the fault markers of each class."""
+"""core.lab.explorer: spectra with known amplitudes, and the fault markers of each class."""
 
 import numpy as np
 import pytest
 
-from core.explorer import amplitude_spectrum, fault_markers, signal_views
-from core.vibration import Recording, synthetic_bearing_set
+from core.lab.explorer import amplitude_spectrum, fault_markers, signal_views
+from core.lab.vibration import Recording, synthetic_bearing_set
 
 
 def test_amplitude_spectrum_reads_a_sine_amplitude_at_its_frequency():

@@ -1,8 +1,8 @@
-"""core.figures.fault_lab: the figures carry exactly the numbers they are given."""
+"""core.lab.figures.fault_lab: the figures carry exactly the numbers they are given."""
 
 import numpy as np
 
-from core.figures import fault_lab as figures
+from core.lab.figures import fault_lab as figures
 
 
 def test_confusion_matrices_are_row_normalised_with_counts_on_hover():

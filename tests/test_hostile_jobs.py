@@ -10,18 +10,18 @@ from types import SimpleNamespace
 
 import pytest
 
-import core.backends as backends
-import core.jobs as jobs
-import core.plan as plans
+import core.lab.backends as backends
+import core.lab.experiment.plan as plans
+import core.lab.jobs as jobs
+from core.lab.models import ModelConfig
+from core.lab.training import TrainConfig
+from core.lab.vibration import make_windows, synthetic_bearing_set
 from core.limits import CLUSTER_PROBE_CACHE_S, MAX_PAGE_RUNS, MAX_QUEUED_JOBS, BudgetExceeded
-from core.models import ModelConfig
-from core.training import TrainConfig
-from core.vibration import make_windows, synthetic_bearing_set
 from tests.job_helpers import WAIT_S, tracked_endless_jobs, wait_until
 
 
 def fake_plan(runs: int = 1, backend: str = "local") -> SimpleNamespace:
-    """What a Job reads of a plan, with the fake runner below in place of core.plan.run_plan."""
+    """What a Job reads of a plan, with the fake runner below in place of core.lab.experiment.plan.run_plan."""
     return SimpleNamespace(run_count=lambda: runs, config=SimpleNamespace(epochs=1), workers=1, backend=backend)
 
 

@@ -12,11 +12,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
-from core import data_roots
-from core.data_roots import FolderRefused, confine
-from core.extrapolation import METHODS, scaled_frequencies
+from core.explain.extrapolation import METHODS, scaled_frequencies
+from core.explain.order_demo import parse_tokens
+from core.lab import data_roots
+from core.lab.data_roots import FolderRefused, confine
 from core.limits import MAX_PATH_CHARS, MAX_TEXT_CHARS, BudgetExceeded
-from core.order_demo import parse_tokens
 from core.safe_text import markdown_literal
 from tests.apptest_utils import ROOT, TIMEOUT, errors, run_page
 from ui.link_values import unusable

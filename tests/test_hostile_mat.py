@@ -19,10 +19,10 @@ from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
 from core import limits
+from core.lab.vibration.mat_budget import VARIABLE_BYTES, check_mat_budget
+from core.lab.vibration.matlab import inspect_mat, read_mat_variable
+from core.lab.vibration.types import DataError
 from core.limits import BudgetExceeded
-from core.vibration.mat_budget import VARIABLE_BYTES, check_mat_budget
-from core.vibration.matlab import inspect_mat, read_mat_variable
-from core.vibration.types import DataError
 from tests.apptest_utils import ROOT
 from ui import fault_lab as lab
 

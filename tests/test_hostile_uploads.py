@@ -19,10 +19,10 @@ from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
 from core import limits
+from core.lab.vibration import DataError, example_csv
+from core.lab.vibration.csv_reader import MAX_UPLOAD_BYTES, read_vibration_csv
+from core.lab.vibration.health import check_signal
 from core.limits import BudgetExceeded
-from core.vibration import DataError, example_csv
-from core.vibration.csv_reader import MAX_UPLOAD_BYTES, read_vibration_csv
-from core.vibration.health import check_signal
 from tests.apptest_utils import ROOT, errors
 from ui import lab_data, lab_files
 
@@ -288,8 +288,8 @@ def test_random_bytes_and_csv_like_text_are_read_or_refused_in_one_line(content)
 
 
 def test_rates_that_no_small_ratio_joins_are_refused_instead_of_resampled_to_a_wrong_label():
-    from core.vibration.rates import to_lowest_rate
-    from core.vibration.types import Recording
+    from core.lab.vibration.rates import to_lowest_rate
+    from core.lab.vibration.types import Recording
 
     signal = np.zeros(2_000)
     joined, notes = to_lowest_rate([Recording(signal, 48_000.0, "a"), Recording(signal, 12_000.0, "b")])

@@ -12,13 +12,13 @@ import numpy as np
 import pytest
 import scipy.io
 
-from core.data_spec import DataSpec, FileRef
-from core.experiment import build_parser
-from core.vibration import DataError, read_vibration_csv
-from core.vibration.health import check_signal
-from core.vibration.inspect import inspect_vibration_file, propose
-from core.vibration.matlab import inspect_mat, read_mat_variable
-from core.vibration.names import class_from_name
+from core.lab.data_spec import DataSpec, FileRef
+from core.lab.experiment.cli import build_parser
+from core.lab.vibration import DataError, read_vibration_csv
+from core.lab.vibration.health import check_signal
+from core.lab.vibration.inspect import inspect_vibration_file, propose
+from core.lab.vibration.matlab import inspect_mat, read_mat_variable
+from core.lab.vibration.names import class_from_name
 
 RATE = 12_000
 

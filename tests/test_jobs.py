@@ -5,12 +5,13 @@ import time
 
 import pytest
 
-import core.jobs as jobs
-import core.plan as plans
-from core.models import ModelConfig
-from core.results import validate_results
-from core.training import TrainConfig, TrainingStopped
-from core.vibration import DataError, make_windows, synthetic_bearing_set
+import core.lab.experiment.plan as plans
+import core.lab.jobs as jobs
+import core.lab.runs as runs
+from core.lab.experiment.results import validate_results
+from core.lab.models import ModelConfig
+from core.lab.training import TrainConfig, TrainingStopped
+from core.lab.vibration import DataError, make_windows, synthetic_bearing_set
 from tests import job_helpers
 
 WAIT_S = 60  # a guard against a hung test, not a speed requirement (training runs here, unlike job_helpers)
@@ -89,7 +90,7 @@ def test_the_data_can_be_a_callable_built_on_the_worker(windows):
 
 def test_stop_midway_keeps_the_finished_runs(windows, monkeypatch):
     # Make the second run endless: the job is stopped inside it, after the first run has finished.
-    real_train = plans.train
+    real_train = runs.train
 
     def train_with_endless_b(windows, model, config, seed, device, progress, should_stop, keep_weights, extra_sets):
         if model == "A":
@@ -100,7 +101,7 @@ def test_stop_midway_keeps_the_finished_runs(windows, monkeypatch):
             progress(1, {"epoch": 1, "train_loss": 1.0, "val_loss": 1.0, "val_accuracy": 0.5})
             time.sleep(0.001)
 
-    monkeypatch.setattr(plans, "train", train_with_endless_b)
+    monkeypatch.setattr(runs, "train", train_with_endless_b)
     job = jobs.start(plans.Plan(data=windows, models=["A", "B"], seeds=[0], config=tiny_config()))
     wait_until(lambda: job.status().model == "B" and job.status().epoch > 0)
     job.stop()
@@ -204,7 +205,7 @@ def test_runs_side_by_side_give_the_numbers_of_runs_one_at_a_time(windows):
     alone = plans.run_plan(plans.Plan(**plan))
     side_by_side = plans.run_plan(
         plans.Plan(**plan, workers=3),
-        progress=lambda event: ended.append(event.run) if isinstance(event, plans.RunFinished) else None,
+        progress=lambda event: ended.append(event.run) if isinstance(event, runs.RunFinished) else None,
     )
     assert [(run["model"], run["seed"]) for run in side_by_side["runs"]] == [("A", 0), ("B", 0), ("A", 1), ("B", 1)]
     for one, other in zip(alone["runs"], side_by_side["runs"]):
@@ -224,14 +225,14 @@ def test_a_failing_run_side_by_side_stops_the_others_and_raises(windows, monkeyp
         stopped_by_the_failure.set()
         raise TrainingStopped("stopped")
 
-    monkeypatch.setattr(plans, "train", train_failing_a)
+    monkeypatch.setattr(runs, "train", train_failing_a)
     with pytest.raises(FloatingPointError, match="A diverged"):
         plans.run_plan(plans.Plan(data=windows, models=["A", "B"], seeds=[0, 1], config=tiny_config(), workers=2))
     assert stopped_by_the_failure.is_set()
 
 
 def test_a_stop_side_by_side_keeps_the_runs_that_finished(windows, monkeypatch):
-    real_train = plans.train
+    real_train = runs.train
     stop = threading.Event()
 
     def train_endless_b(windows, model, config, seed, device, progress, should_stop, keep_weights, extra_sets):
@@ -242,9 +243,9 @@ def test_a_stop_side_by_side_keeps_the_runs_that_finished(windows, monkeypatch):
         wait_until(should_stop)
         raise TrainingStopped("stopped")
 
-    monkeypatch.setattr(plans, "train", train_endless_b)
+    monkeypatch.setattr(runs, "train", train_endless_b)
     plan = plans.Plan(data=windows, models=["A", "B"], seeds=[0], config=tiny_config(), workers=2)
-    with pytest.raises(plans.PlanStopped) as stopped:
+    with pytest.raises(runs.PlanStopped) as stopped:
         plans.run_plan(plan, should_stop=stop.is_set)
     assert [run["model"] for run in stopped.value.results["runs"]] == ["A"]
 
@@ -276,7 +277,7 @@ def test_a_job_side_by_side_shows_one_runs_curve_at_a_time(windows):
 
 def test_when_the_followed_run_ends_the_status_follows_one_still_training(windows, monkeypatch):
     # A (started first) trains until B has ended; the status must then show A's epochs, not B's finished curve
-    real_train = plans.train
+    real_train = runs.train
     b_ended = threading.Event()
 
     def train_slow_a(windows, model, config, seed, device, progress, should_stop, keep_weights, extra_sets):
@@ -290,7 +291,7 @@ def test_when_the_followed_run_ends_the_status_follows_one_still_training(window
         run = real_train(windows, model, tiny_config(epochs=1), seed, device, progress, should_stop, keep_weights)
         return run
 
-    monkeypatch.setattr(plans, "train", train_slow_a)
+    monkeypatch.setattr(runs, "train", train_slow_a)
     job = jobs.start(plans.Plan(data=windows, models=["A", "B"], seeds=[0], config=tiny_config(), workers=2))
     wait_until(lambda: job.status().run_index == 1)
     b_ended.set()

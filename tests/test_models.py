@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 import torch
 
-from core.encodings import sinusoidal
-from core.models import MODEL_NAMES, DropoutStream, ModelConfig, Tokenizer, build_model, count_tokens, dropout
+from core.explain.encodings import sinusoidal
+from core.lab.models import MODEL_NAMES, DropoutStream, ModelConfig, Tokenizer, build_model, count_tokens, dropout
 
 WINDOW, PATCH, CLASSES, FF = 64, 8, 3, 16
 TOKENS = WINDOW // PATCH

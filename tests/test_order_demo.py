@@ -4,7 +4,7 @@ sinusoidal encoding added, a shuffle changes the outputs."""
 import numpy as np
 import pytest
 
-from core.order_demo import random_order, self_attention, shuffle_demo, token_vectors
+from core.explain.order_demo import random_order, self_attention, shuffle_demo, token_vectors
 
 
 def test_shuffled_outputs_are_the_permuted_outputs_without_a_position_signal():

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from core.encodings import sinusoidal
+from core.explain.encodings import sinusoidal
 from tests.apptest_utils import figures, metrics, run_page, trace_array
 
 PAGE = "pages/encoding_matrix.py"

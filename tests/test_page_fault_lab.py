@@ -14,9 +14,9 @@ import pytest
 import torch
 from streamlit.testing.v1 import AppTest
 
-from core import results as results_json
-from core.models import ModelConfig, check_model_settings
-from core.vibration import example_csv
+from core.lab.experiment import results as results_json
+from core.lab.models import ModelConfig, check_model_settings
+from core.lab.vibration import example_csv
 from tests.apptest_utils import (
     ROOT,
     errors,
@@ -71,7 +71,7 @@ def test_fewer_epochs_than_the_default_warn_that_the_models_may_not_have_converg
 
 @pytest.mark.parametrize(("cpus", "workers"), [(1, 1), (2, 2), (16, 2)])
 def test_the_page_trains_runs_side_by_side_on_up_to_two_cpus(monkeypatch, cpus, workers):
-    monkeypatch.setattr("core.training.usable_cpus", lambda: cpus)
+    monkeypatch.setattr("core.lab.training.usable_cpus", lambda: cpus)
     assert lab.training_workers() == workers
 
 
@@ -87,7 +87,7 @@ def test_the_page_job_trains_side_by_side_with_one_torch_thread_per_run(monkeypa
     plans = []
     real_start = lab.jobs.start
     monkeypatch.setattr(lab.jobs, "start", lambda plan, owner: plans.append(plan) or real_start(plan, owner))
-    monkeypatch.setattr("core.training.usable_cpus", lambda: 2)
+    monkeypatch.setattr("core.lab.training.usable_cpus", lambda: 2)
     at = open_lab()
     set_tiny(at)
     results = train_to_the_end(at)

@@ -11,8 +11,8 @@ from types import SimpleNamespace
 
 import pytest
 
-import core.backends as backends
-import core.jobs as jobs
+import core.lab.backends as backends
+import core.lab.jobs as jobs
 from core.limits import MAX_PAGE_RUNS, MAX_QUEUED_JOBS
 from tests.apptest_utils import errors, open_lab
 from tests.job_helpers import tracked_endless_jobs

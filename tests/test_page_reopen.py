@@ -9,9 +9,9 @@ import json
 
 import pytest
 
-import core.figures.fault_lab
+import core.lab.figures.fault_lab
+from core.lab.reopen import sentence_markdown
 from core.limits import MAX_JSON_DEPTH
-from core.reopen import sentence_markdown
 from core.safe_text import markdown_literal
 from tests.apptest_utils import open_lab
 from tests.apptest_utils import raw_errors as errors
@@ -116,7 +116,7 @@ def test_a_file_that_cannot_be_drawn_is_closed_and_the_page_stays_usable(monkeyp
 
     at = open_lab()
     if kind == "results":
-        monkeypatch.setattr(core.figures.fault_lab, "per_class_f1", broken)
+        monkeypatch.setattr(core.lab.figures.fault_lab, "per_class_f1", broken)
         open_file(at, "results.json", encoded(fixture_results()))
     else:
         open_file(at, "study.json", encoded(small_study()))

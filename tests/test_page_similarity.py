@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from core import similarity
+from core.explain import similarity
 from tests import apptest_utils
 from tests.apptest_utils import as_array, figure_traces, trace_array
 

@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-from core.encodings import wavelengths
+from core.explain.encodings import wavelengths
 from tests.apptest_utils import figures, metrics, run_page, trace_array
 
 PAGE = "pages/wavelengths.py"

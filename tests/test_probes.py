@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 import torch
 
-from core.models import ModelConfig, build_model
-from core.probes.attention import attention_by_offset, attention_weights, profile_of
-from core.probes.order import order_summary, permutations, predict, reorder_patches
-from core.probes.position import cosine_matrix, energy_ratio, learned_table, similarity_by_offset
-from core.training import TrainConfig, train
-from core.vibration.windows import WindowSet
+from core.lab.models import ModelConfig, build_model
+from core.lab.probes.attention import attention_by_offset, attention_weights, profile_of
+from core.lab.probes.order import order_summary, permutations, predict, reorder_patches
+from core.lab.probes.position import cosine_matrix, energy_ratio, learned_table, similarity_by_offset
+from core.lab.training import TrainConfig, train
+from core.lab.vibration.windows import WindowSet
 
 CONFIG = ModelConfig(patch=8, n_heads=2, n_layers=2)
 
@@ -97,9 +97,9 @@ def test_attention_of_a_model_and_its_position_signal():
 
 
 def test_b_at_pe_scale_0_is_b_nope_bit_for_bit_and_the_sweep_runs_from_the_cli(tmp_path):
-    from core.experiment import command_line, main
-    from core.results import load_results
-    from core.vibration import make_windows, synthetic_bearing_set
+    from core.lab.experiment.cli import command_line, main
+    from core.lab.experiment.results import load_results
+    from core.lab.vibration import make_windows, synthetic_bearing_set
 
     windows = make_windows(
         synthetic_bearing_set(seed=0, duration_s=1.0, classes=("normal", "IR007", "OR007")), window=128

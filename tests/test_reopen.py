@@ -1,4 +1,4 @@
-"""core.reopen: every file this lab writes opens again, and no bytes at all get anything but a one-line
+"""core.lab.reopen: every file this lab writes opens again, and no bytes at all get anything but a one-line
 ValueError out of it (deep nesting, too many classes, wrong types, a gzip bomb, unrelated JSON, fuzzing)."""
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core import contract, reopen
-from core.contract import json_extent, read_json
+from core.lab import contract, reopen
+from core.lab.contract import json_extent, read_json
+from core.lab.models import MODEL_NAMES
+from core.lab.reopen import NOT_OURS, open_saved, sentence_markdown
 from core.limits import MAX_CLASSES, MAX_HISTORY_EPOCHS, MAX_JSON_DEPTH, MAX_MATRIX_CELLS, MAX_RUNS, BudgetExceeded
-from core.models import MODEL_NAMES
-from core.reopen import NOT_OURS, open_saved, sentence_markdown
 from core.safe_text import markdown_literal
 
 ROOT = Path(__file__).resolve().parents[1]

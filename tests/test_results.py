@@ -6,9 +6,8 @@ import math
 
 import pytest
 
-from core.evaluations import cross_load, d_model_sweep, noise, split_comparison
-from core.report import summary_table
-from core.results import (
+from core.lab.evaluations import cross_load, d_model_sweep, noise, split_comparison
+from core.lab.experiment.results import (
     PAIRED_KEYS,
     RUN_KEYS,
     SCHEMA_VERSION,
@@ -18,7 +17,8 @@ from core.results import (
     save_results,
     validate_results,
 )
-from core.stats import mean_sd, paired_differences
+from core.lab.report import summary_table
+from core.lab.stats.summary import mean_sd, paired_differences
 
 CLASSES = ["normal", "IR007"]
 T_975_2DF = 4.302652729911275  # Student t, 97.5 % quantile, 2 degrees of freedom (statistical tables: 4.303)
@@ -46,7 +46,7 @@ def make_run(model: str, seed: int, accuracy: float, n_test: int = 100) -> dict:
         "device": "cpu",
         "history": [{"epoch": 1, "train_loss": 0.9, "val_loss": 0.8, "val_accuracy": 0.7}],
         "order_test": {"accuracy": accuracy, "shuffled": accuracy - 0.1, "reversed": accuracy},
-        "n_parameters": 1234,  # extra keys from core.training are left out of the JSON
+        "n_parameters": 1234,  # extra keys from core.lab.training are left out of the JSON
     }
 
 
@@ -199,7 +199,7 @@ def test_summary_table_one_row_per_model():
 
 
 def with_blocks() -> dict:
-    """Results of A and B on three seeds with one block of each optional kind, built by core.evaluations."""
+    """Results of A and B on three seeds with one block of each optional kind, built by core.lab.evaluations."""
 
     runs = runs_with_differences([0.01, 0.02, 0.03])
     for run in runs:

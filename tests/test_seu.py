@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.vibration import DataError, load_seu, make_windows
-from core.vibration.seu import DEFAULT_SAMPLE_RATE, HEADER_LINES, SEU_CLASS_NAMES
+from core.lab.vibration import DataError, load_seu, make_windows
+from core.lab.vibration.seu import DEFAULT_SAMPLE_RATE, HEADER_LINES, SEU_CLASS_NAMES
 
 N_ROWS = 3_000
 # Header text in the style of the published files (instrument export, Chinese labels), with separators

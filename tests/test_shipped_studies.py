@@ -13,10 +13,10 @@ import functools
 
 import pytest
 
-from core.data_spec import DataSpec
-from core.study import load_study
-from core.study.folds import make_folds
-from core.training import TrainConfig, train
+from core.lab.data_spec import DataSpec
+from core.lab.study import load_study
+from core.lab.study.folds import make_folds
+from core.lab.training import TrainConfig, train
 from tests.apptest_utils import ROOT
 from tests.reproducibility import skip_unless_same_machine
 from ui.lab_study import SHIPPED

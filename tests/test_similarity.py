@@ -1,11 +1,10 @@
-"""core.similarity and core.encodings.shift_matrix: the dot product depends on the offset alone."""
+"""core.explain.similarity and core.explain.encodings.shift_matrix: the dot product depends on the offset alone."""
 
 import numpy as np
 import pytest
 
-from core import attention, encodings, similarity
-
-# --- shift_matrix (core.encodings) --------------------------------------------------------------------
+# --- shift_matrix (core.explain.encodings) --------------------------------------------------------------------
+from core.explain import attention, encodings, similarity
 
 
 @pytest.mark.parametrize("d_model, base", [(2, 10000.0), (16, 100.0), (128, 10000.0), (512, 1e6)])

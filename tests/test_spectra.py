@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.vibration import DataError, envelope_spectrum, fault_frequencies, synthetic_bearing_set
-from core.vibration.synthetic import characteristic_frequency
+from core.lab.vibration import DataError, envelope_spectrum, fault_frequencies, synthetic_bearing_set
+from core.lab.vibration.synthetic import characteristic_frequency
 
 CWRU_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "cwru"
 needs_cwru = pytest.mark.skipif(
@@ -75,7 +75,7 @@ def test_synthetic_normal_has_no_fault_line(synthetic_all_loads):
 
 @pytest.fixture(scope="module")
 def real_0hp():
-    from core.vibration import load_cwru
+    from core.lab.vibration import load_cwru
 
     return {recording.meta["file"]: recording for recording in load_cwru(CWRU_DIR, loads=(0,))}
 

@@ -8,13 +8,13 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from core.models import ModelConfig
-from core.plan import RunFinished
-from core.study import StudyPlan, compare, read_study, run_study, save_study, validate_study
-from core.study.cli import main
-from core.study.folds import fault_location, make_folds
-from core.training import TrainConfig
-from core.vibration import DataError, Recording, synthetic_bearing_set
+from core.lab.models import ModelConfig
+from core.lab.runs import RunFinished
+from core.lab.study import StudyPlan, compare, read_study, run_study, save_study, validate_study
+from core.lab.study.cli import main
+from core.lab.study.folds import fault_location, make_folds
+from core.lab.training import TrainConfig
+from core.lab.vibration import DataError, Recording, synthetic_bearing_set
 
 WINDOW = 128
 
@@ -206,7 +206,7 @@ def test_tune_lr_picks_each_folds_rate_on_its_validation_block(recordings):
 
 
 def test_the_study_views_read_the_stored_predictions(recordings):
-    from core.study.views import estimated_seconds, fold_scores, half_widths, per_class, pooled_confusion
+    from core.lab.study.views import estimated_seconds, fold_scores, half_widths, per_class, pooled_confusion
 
     study = run_study(tiny_plan(recordings))
     matrices = pooled_confusion(study)

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from core.study.analysis import holm, paired_interval, sentence, verdict
-from core.study.simulation import Components, simulate_differences
+from core.lab.stats.intervals import holm, paired_interval, sentence, verdict
+from core.lab.stats.simulation import Components, simulate_differences
 
 CWRU_SIZED = Components()  # accuracy near 98 %, a run moving about 2 points with its seed
 ROOM_TO_IMPROVE = Components(accuracy=0.90, window_b=0.15, fold=0.05, run=0.1)  # A at 90 %: +5 points can exist

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 import scipy.stats
 
-from core.vibration import CLASS_NAMES, DataError, fault_frequencies, synthetic_bearing_set
-from core.vibration.synthetic import (
+from core.lab.vibration import CLASS_NAMES, DataError, fault_frequencies, synthetic_bearing_set
+from core.lab.vibration.synthetic import (
     BALL_DIAMETER_IN,
     N_BALLS,
     PITCH_DIAMETER_IN,
@@ -136,7 +136,7 @@ def test_three_number_summary_does_not_separate_the_synthetic_set(synthetic_0hp)
     reason=f"real CWRU 0 HP files not found in {CWRU_DIR} (shared data folder beside the repository)",
 )
 def test_realism_synthetic_within_15_points_of_real_cwru(synthetic_0hp):
-    from core.vibration import load_cwru
+    from core.lab.vibration import load_cwru
 
     real = statistics_baseline_accuracy(load_cwru(CWRU_DIR, loads=(0,)))
     synthetic = statistics_baseline_accuracy(synthetic_0hp)

@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 import torch
 
-import core.training as training
-from core.models import ModelConfig
-from core.results import RUN_KEYS
-from core.training import TrainConfig, TrainingStopped, classification_metrics, pick_device, train
-from core.vibration import DataError, make_windows, synthetic_bearing_set
+import core.lab.training as training
+from core.lab.experiment.results import RUN_KEYS
+from core.lab.models import ModelConfig
+from core.lab.training import TrainConfig, TrainingStopped, classification_metrics, pick_device, train
+from core.lab.vibration import DataError, make_windows, synthetic_bearing_set
 
 FOUR_CLASSES = ("normal", "IR007", "B007", "OR007")
 
@@ -255,7 +255,7 @@ def test_a_negative_seed_trains_and_repeats(windows):
 
 
 def test_warm_up_raises_the_rate_linearly_over_its_steps_then_holds_or_follows_the_cosine():
-    from core.training import WarmUpSchedule, steps_per_epoch
+    from core.lab.training import WarmUpSchedule, steps_per_epoch
 
     assert steps_per_epoch(130, 64) == 3 and steps_per_epoch(129, 64) == 2  # a lone trailing window is dropped
     parameter = torch.nn.Parameter(torch.zeros(1))
@@ -280,7 +280,7 @@ def test_warm_up_raises_the_rate_linearly_over_its_steps_then_holds_or_follows_t
 
 
 def test_input_dropout_reaches_model_a_only_when_asked():
-    from core.models import ModelConfig, build_model
+    from core.lab.models import ModelConfig, build_model
 
     assert build_model("A", 256, 3, ModelConfig(input_dropout_for_all=False)).input_dropout_p == 0.0
     assert build_model("A", 256, 3, ModelConfig()).input_dropout_p == 0.1  # the default since the study
@@ -288,7 +288,7 @@ def test_input_dropout_reaches_model_a_only_when_asked():
 
 
 def test_per_window_scores_by_hand():
-    from core.training import per_window_scores
+    from core.lab.training import per_window_scores
 
     probabilities = np.array([[0.7, 0.2, 0.1], [0.5, 0.4, 0.1], [0.1, 0.1, 0.8], [0.3, 0.6, 0.1]])
     scores = per_window_scores(np.array([0, 1, 2, 1]), probabilities)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core.vibration import DataError, Recording, make_windows
-from core.vibration.windows import WindowSet
+from core.lab.vibration import DataError, Recording, make_windows
+from core.lab.vibration.windows import WindowSet
 
 
 def ramp_recordings(lengths: dict[str, int], offset_step: int = 1_000_000) -> list[Recording]:

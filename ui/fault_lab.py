@@ -2,9 +2,9 @@
 
 The running job and the last results live in st.session_state under keys that no widget owns, so they
 survive switching pages. The page hands the current data (ui.lab_data) and one `LabSettings` to
-`start_experiment`; everything it checks, core checks (the Plan and core.models), so page and CLI refuse the
+`start_experiment`; everything it checks, core checks (the Plan and core.lab.models), so page and CLI refuse the
 same settings with the same words. One press starts at most the page's budget of runs (core.limits); a larger
-experiment gets its command instead, and a job is started in the name of the browser session (core.jobs
+experiment gets its command instead, and a job is started in the name of the browser session (core.lab.jobs
 bounds the queue by it).
 """
 
@@ -21,15 +21,15 @@ from typing import Any
 import streamlit as st
 import torch
 
-from core import evaluations, jobs
-from core.backends import ADDRESS_VARIABLE, BackendError, backend, cluster_reachable
-from core.data_spec import DataSpec
-from core.experiment import command_line
-from core.figures import fault_lab as figures
+from core.lab import evaluations, jobs
+from core.lab.backends import ADDRESS_VARIABLE, BackendError, backend, cluster_reachable
+from core.lab.data_spec import DataSpec
+from core.lab.experiment.cli import command_line
+from core.lab.experiment.plan import Plan, experiment_config
+from core.lab.figures import fault_lab as figures
+from core.lab.models import MODEL_DESCRIPTIONS, MODEL_NAMES, ModelConfig, check_model_settings
+from core.lab.training import TrainConfig, default_workers, describe_device, pick_device
 from core.limits import MAX_PAGE_RUNS, MAX_PAGE_SECONDS
-from core.models import MODEL_DESCRIPTIONS, MODEL_NAMES, ModelConfig, check_model_settings
-from core.plan import Plan, experiment_config
-from core.training import TrainConfig, default_workers, describe_device, pick_device
 from ui.lab_data import DATA_KEY, MESSAGE_KEY, LoadedData
 
 __all__ = ["DATA_KEY", "MESSAGE_KEY", "JOB_KEY", "RESULTS_KEY", "WEIGHTS_KEY", "LabSettings", "start_experiment"]
@@ -38,7 +38,7 @@ JOB_KEY = "_fault_lab_job"
 RESULTS_KEY = "_fault_lab_results"
 WEIGHTS_KEY = "_fault_lab_weights"
 STUDY_KEY = "_fault_lab_study"  # a study run on this page or opened from a file
-OWNER_KEY = "_fault_lab_owner"  # this browser session's id, the owner of its jobs in core.jobs
+OWNER_KEY = "_fault_lab_owner"  # this browser session's id, the owner of its jobs in core.lab.jobs
 # epochs and rate are the CLI's defaults, chosen on the CWRU validation split: at 8 epochs the synthetic
 # set's B had not converged and the default verdict read "B worse"
 DEFAULT_EPOCHS = TrainConfig().epochs
@@ -57,7 +57,7 @@ def configured_cluster() -> str | None:
 
 def cluster_address() -> str | None:
     """The Ray cluster this server sends training to, or None: it trains itself. A named cluster counts once
-    its probe (core.backends, off the page draw) has answered, so a dead address never holds up the page."""
+    its probe (core.lab.backends, off the page draw) has answered, so a dead address never holds up the page."""
     address = configured_cluster()
     return address if address is not None and cluster_reachable(address) else None
 
@@ -261,7 +261,7 @@ def evaluation_controls(data: LoadedData) -> dict[str, Any]:
 
 
 def session_owner() -> str:
-    """This browser session's id: every tab is a session of its own, and core.jobs allows each one job."""
+    """This browser session's id: every tab is a session of its own, and core.lab.jobs allows each one job."""
     return st.session_state.setdefault(OWNER_KEY, uuid.uuid4().hex)
 
 
@@ -403,7 +403,7 @@ def expected_wait(data: LoadedData, settings: LabSettings) -> str:
 
 def estimated(data: LoadedData, settings: LabSettings) -> tuple[Plan, float] | None:
     """The plan of the settings and its estimated seconds, or None when the settings cannot run."""
-    from core.study.views import estimated_seconds
+    from core.lab.study.views import estimated_seconds
 
     try:
         plan = settings.plan(data)

@@ -18,15 +18,15 @@ from typing import Any
 
 import streamlit as st
 
-from core import vibration
-from core.data_roots import DOWNLOAD_CACHE, confine, data_roots
-from core.data_spec import DataSpec, FileRef
+from core.lab import vibration
+from core.lab.data_roots import DOWNLOAD_CACHE, confine, data_roots
+from core.lab.data_spec import DataSpec, FileRef
+from core.lab.vibration import DataError, Recording
+from core.lab.vibration.cwru import catalogue_files
+from core.lab.vibration.health import check_signal
+from core.lab.vibration.seu import DEFAULT_SAMPLE_RATE as SEU_DEFAULT_RATE
 from core.limits import BudgetExceeded
 from core.safe_text import markdown_text
-from core.vibration import DataError, Recording
-from core.vibration.cwru import catalogue_files
-from core.vibration.health import check_signal
-from core.vibration.seu import DEFAULT_SAMPLE_RATE as SEU_DEFAULT_RATE
 from ui.lab_files import check_uploads, digest, own_files_controls, upload_refusal
 
 DATA_KEY = "_fault_lab_data"

@@ -15,14 +15,14 @@ import pandas as pd
 import streamlit as st
 
 from core import limits
-from core.data_spec import DataSpec, FileRef
+from core.lab.data_spec import DataSpec, FileRef
+from core.lab.vibration import DataError, example_csv
+from core.lab.vibration.csv_reader import DEFAULT_SAMPLE_RATE
+from core.lab.vibration.inspect import FileInspection, inspect_vibration_file, propose
+from core.lab.vibration.matlab import MatInspection, inspect_mat
+from core.lab.vibration.names import class_from_name
 from core.limits import MAX_SAMPLE_RATE_HZ, MIN_SAMPLE_RATE_HZ, BudgetExceeded, check_budget
 from core.safe_text import markdown_literal, markdown_text, shown
-from core.vibration import DataError, example_csv
-from core.vibration.csv_reader import DEFAULT_SAMPLE_RATE
-from core.vibration.inspect import FileInspection, inspect_vibration_file, propose
-from core.vibration.matlab import MatInspection, inspect_mat
-from core.vibration.names import class_from_name
 
 LAYOUTS = ("channels", "classes", "long", "single", "mat")
 NOT_READABLE = "unreadable"

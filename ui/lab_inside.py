@@ -12,14 +12,14 @@ import pandas as pd
 import streamlit as st
 import torch
 
-from core.encodings import sinusoidal
-from core.figures import inside as figures
-from core.models import ModelConfig, build_model, has_position
-from core.probes.attention import attention_by_offset, attention_weights
-from core.probes.position import cosine_matrix, energy_ratio, learned_table, similarity_by_offset
-from core.probes.tables import order_table
+from core.explain.encodings import sinusoidal
+from core.lab.figures import inside as figures
+from core.lab.models import ModelConfig, build_model, has_position
+from core.lab.probes.attention import attention_by_offset, attention_weights
+from core.lab.probes.position import cosine_matrix, energy_ratio, learned_table, similarity_by_offset
+from core.lab.probes.tables import order_table
+from core.lab.vibration import DataError, make_windows
 from core.safe_text import markdown_literal
-from core.vibration import DataError, make_windows
 from ui.common import show_figure, show_table
 from ui.fault_lab import WEIGHTS_KEY
 from ui.lab_data import LoadedData

@@ -1,7 +1,7 @@
 """The Fault lab's results section: the table and verdict, the figures, each evaluation's tables, the
 command that reproduces them, and the downloads. Everything is read from the results JSON alone, and every
 string of it is shown as text (it may come from a file a visitor opened). `draw_or_close` is the last line of
-defence for a results or study file that core.reopen let through and that still cannot be drawn."""
+defence for a results or study file that core.lab.reopen let through and that still cannot be drawn."""
 
 from __future__ import annotations
 
@@ -13,12 +13,12 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core import evaluations, report
-from core.contract import METRICS
-from core.data_spec import FILES_SPEC, DataSpec
-from core.experiment import command_line
-from core.figures import fault_lab as figures
-from core.reopen import sentence_markdown
+from core.lab import evaluations, report
+from core.lab.contract import METRICS
+from core.lab.data_spec import FILES_SPEC, DataSpec
+from core.lab.experiment.cli import command_line
+from core.lab.figures import fault_lab as figures
+from core.lab.reopen import sentence_markdown
 from core.safe_text import markdown_literal
 from ui.common import show_figure, show_table
 from ui.fault_lab import MESSAGE_KEY, RESULTS_KEY, WEIGHTS_KEY, files_to_save
@@ -74,7 +74,7 @@ def draw_or_close(draw: Callable[[], None], keys: Sequence[str], what: str) -> N
     control among them) would never be drawn. With no keys (shipped content) the line is shown in place."""
     try:
         draw()
-    except Exception as error:  # the last line of defence: core.reopen refuses what it can foresee
+    except Exception as error:  # the last line of defence: core.lab.reopen refuses what it can foresee
         line = f"{what} could not be drawn: {' '.join(filter(None, (type(error).__name__, str(error))))}"
         if not any(st.session_state.get(key) is not None for key in keys):
             st.error(sentence_markdown(line))

@@ -11,16 +11,15 @@ from typing import Any
 
 import streamlit as st
 
-from core import jobs
-from core.figures import fault_lab as lab_figures
-from core.figures import study as figures
-from core.reopen import open_saved, sentence_markdown
-from core.safe_text import markdown_literal
-from core.study import comparisons_table
-from core.study.comparisons import PRIMARY
-from core.study.folds import SPLITS
-from core.study.runner import StudyPlan
-from core.study.views import (
+from core.lab import jobs
+from core.lab.figures import fault_lab as lab_figures
+from core.lab.figures import study as figures
+from core.lab.reopen import open_saved, sentence_markdown
+from core.lab.study import comparisons_table
+from core.lab.study.comparisons import PRIMARY
+from core.lab.study.folds import SPLITS
+from core.lab.study.runner import StudyPlan
+from core.lab.study.views import (
     estimated_seconds,
     fold_scores,
     half_widths,
@@ -29,6 +28,7 @@ from core.study.views import (
     pooled_confusion,
     primary_by_metric,
 )
+from core.safe_text import markdown_literal
 from ui.common import show_figure, show_table
 from ui.fault_lab import (
     JOB_KEY,
@@ -54,7 +54,7 @@ SHIPPED = {
 
 @st.cache_resource(show_spinner=False)  # read once per server, shared and never copied: every visitor reads them
 def shipped_studies() -> MappingProxyType[str, dict[str, Any]]:
-    """The studies shipped with the app (results/), by title, read like any reopened file (core.reopen); one
+    """The studies shipped with the app (results/), by title, read like any reopened file (core.lab.reopen); one
     that is missing or refused is left out. Read-only: the mapping cannot be changed, and nothing on the page
     writes into a study."""
     studies = {}
@@ -201,7 +201,9 @@ def open_saved_file() -> None:
     if st.button("Open", key="open_file", disabled=upload is None):
         try:
             kind = open_json(upload.getvalue())
-        except Exception as error:  # core.reopen refuses with a ValueError; anything else is a bug, told in one line
+        except (
+            Exception
+        ) as error:  # core.lab.reopen refuses with a ValueError; anything else is a bug, told in one line
             line = f"{upload.name} cannot be opened: {error if isinstance(error, ValueError) else type(error).__name__}"
             st.session_state[MESSAGE_KEY] = ("error", sentence_markdown(line))
         else:
@@ -211,7 +213,7 @@ def open_saved_file() -> None:
 
 def open_json(raw: bytes) -> str:
     """Put a saved results or study file (JSON, or gzip-compressed JSON) back on the page; ValueError of one
-    line (nothing changed) when core.reopen refuses it. Nothing in the file is used as a path: it is only read
+    line (nothing changed) when core.lab.reopen refuses it. Nothing in the file is used as a path: it is only read
     as numbers and text."""
     kind, content = open_saved(raw)
     if kind == "study":

@@ -15,9 +15,9 @@ of the same encoder. The ablations separate the two ingredients of B:
 so B against B-noPE isolates the PE exactly, and A against B-noPE isolates the embedding. `CNN` is the
 baseline a practitioner would reach for instead (WDCNN style: a wide first kernel, then small ones).
 
-Dropout draws from the model's own `dropout_stream` (a DropoutStream set by core.training for each run)
+Dropout draws from the model's own `dropout_stream` (a DropoutStream set by core.lab.training for each run)
 rather than torch's global generator: a run's result then depends only on its seed, even when several runs
-train at once in threads of one process (core.jobs runs seeds side by side that way).
+train at once in threads of one process (core.lab.jobs runs seeds side by side that way).
 
 Tokens: a window of `window` samples is cut into `window / patch` time tokens of `patch` samples, or, with
 FFT tokens, the magnitudes of rfft bins 0 .. window/2 - 1 (DC up to just below Nyquist) are cut into bands
@@ -34,7 +34,7 @@ import numpy as np
 import torch
 import torch.nn as nn
 
-from core.encodings import sinusoidal
+from core.explain.encodings import sinusoidal
 
 TOKEN_KINDS = ("time", "fft")
 

@@ -1,12 +1,12 @@
 """Train one model on one seed and score it on the test split: the engine under the Fault lab and the CLI.
 
-`train` takes the `WindowSet` of `core.vibration.make_windows`, trains with AdamW, stops early when the
+`train` takes the `WindowSet` of `core.lab.vibration.make_windows`, trains with AdamW, stops early when the
 validation loss stops falling, restores the best checkpoint, and scores the test split with sklearn.metrics.
 Everything runs on an explicit `torch.device`: on CUDA the data stays on the GPU and the forward pass runs
 under bf16 autocast; on CPU the thread count is set from the config, because next to a running Streamlit
 server, oversubscribing a 2-core host was measured to slow training 12-30x. On CPU a seed fixes the result:
 the weights, the shuffle and the dropout masks each come from a generator seeded by it, never from state
-another run could touch, so runs trained side by side in threads (core.jobs) match runs trained alone.
+another run could touch, so runs trained side by side in threads (core.lab.jobs) match runs trained alone.
 """
 
 from __future__ import annotations
@@ -27,10 +27,10 @@ import torch
 from sklearn import metrics as skm
 from torch.nn import functional as F
 
-from core.models import DropoutStream, ModelConfig, build_model, count_parameters
-from core.probes.order import order_test
-from core.vibration.types import DataError
-from core.vibration.windows import WindowSet
+from core.lab.models import DropoutStream, ModelConfig, build_model, count_parameters
+from core.lab.probes.order import order_test
+from core.lab.vibration.types import DataError
+from core.lab.vibration.windows import WindowSet
 
 EVAL_BATCH_SIZE = 1024  # no gradients are kept at evaluation, so larger batches cost little memory
 LR_SCHEDULES = ("constant", "cosine")
@@ -100,7 +100,7 @@ def describe_device(device: torch.device) -> str:
 
 
 # torch's global generator initialises a new model's weights; runs training side by side in threads
-# (core.jobs) take turns at it, so each model's weights still depend on its seed alone
+# (core.lab.jobs) take turns at it, so each model's weights still depend on its seed alone
 _GLOBAL_RNG_LOCK = threading.Lock()
 
 
@@ -161,7 +161,7 @@ def cpu_threads(threads: int) -> Iterator[int]:
     """Run the block with `threads` torch CPU threads (capped at the usable CPUs), then restore the old count."""
     previous = torch.get_num_threads()
     chosen = max(1, min(threads, usable_cpus()))
-    if chosen == previous:  # runs side by side (core.jobs) set the count once, before any of them starts
+    if chosen == previous:  # runs side by side (core.lab.jobs) set the count once, before any of them starts
         yield chosen
         return
     torch.set_num_threads(chosen)
@@ -345,7 +345,7 @@ def train(
 ) -> dict[str, Any]:
     """Train `model_name` on `windows` (a WindowSet) with `seed`; return one run of the results JSON.
 
-    The run holds the keys of `core.results.RUN_KEYS` (metrics as fractions, history per epoch, wall
+    The run holds the keys of `core.lab.experiment.results.RUN_KEYS` (metrics as fractions, history per epoch, wall
     seconds of the training loop, training windows per second of training passes, device) plus
     `n_parameters` and `best_epoch` (and, with `keep_weights`, `weights`: the restored best state_dict on
     the CPU, which is not JSON and is left out of the results). `progress(epoch, metrics)` is called after

@@ -1,7 +1,7 @@
-"""`python -m core.study`: see core.study.cli."""
+"""`python -m core.study`: see core.lab.study.cli."""
 
 import sys
 
-from core.study.cli import main
+from core.lab.study.cli import main
 
 sys.exit(main())

@@ -73,7 +73,7 @@ def fixture_path(name: str) -> Path:
 
 def run_plan_argv(argv: list[str]) -> dict:
     """The results JSON the CLI writes for `argv`."""
-    from core.experiment import main
+    from core.lab.experiment.cli import main
 
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "results.json"

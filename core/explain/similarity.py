@@ -1,0 +1,202 @@
+"""Similarity against offset: how far apart two positions are, as each encoding scheme sees it.
+
+For the sinusoidal encoding with even d_model, PE(t)·PE(t+k) = Σ_i cos(k·ω_i): it depends on the offset k
+alone, and a fixed rotation M_k (`core.explain.encodings.shift_matrix`) carries PE(t) to PE(t+k) for every t.
+`similarity_picture` draws the same two views (score against offset from several starts, and the
+position × position matrix) for a learned table, RoPE, ALiBi and complex word-order embeddings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.explain import attention, encodings
+
+SCHEMES = ("sinusoidal", "learned (init)", "RoPE", "ALiBi", "complex (Wang et al.)")
+
+SCHEME_IDEAS = {
+    "sinusoidal": "PE(t)·PE(t+k) = Σ_i cos(k·ω_i): the similarity of two positions depends on their offset only.",
+    "learned (init)": "A learned table starts as random vectors (truncated normal, std 0.02): no structure "
+    "yet, the curves from different starts disagree; whatever order it knows, training must put there.",
+    "RoPE": "RoPE rotates q and k instead of adding a vector to the token: q_m·k_n = q·R(n−m)·k depends on "
+    "n − m only, so every diagonal of the score matrix is constant.",
+    "ALiBi": "ALiBi adds no position vector; it adds the bias −slope·|i−j| to the attention scores, a penalty "
+    "that grows linearly with distance (a causal model uses only j ≤ i).",
+    "complex (Wang et al.)": '"Encoding Word Order in Complex Embeddings" (Wang et al., ICLR 2020) gives each '
+    "word dimension r_j·e^(i(ω_j·pos + θ_j)): word order is a phase that turns with position, so "
+    "Re⟨f(t), f(t+k)⟩ = Σ_j r_j²·cos(k·ω_j) depends on k only. Shown for one random word (d_model/2 complex "
+    "dimensions, the same number of reals).",
+}
+
+
+def _check_even(d_model: int, what: str) -> None:
+    if d_model % 2:
+        raise ValueError(f"d_model must be even for {what} (the last sine has no cosine partner), got {d_model}")
+
+
+def _check_starts_offsets(starts, offsets) -> tuple[np.ndarray, np.ndarray]:
+    starts = np.atleast_1d(np.asarray(starts))
+    offsets = np.atleast_1d(np.asarray(offsets))
+    for name, values in (("starts", starts), ("offsets", offsets)):
+        if values.size == 0 or not np.issubdtype(values.dtype, np.integer) or values.min() < 0:
+            raise ValueError(f"{name} must be non-empty non-negative integers (positions are 0-based), got {values}")
+    return starts.astype(np.int64), offsets.astype(np.int64)
+
+
+def dot_product_vs_offset(starts, offsets, d_model: int, base: float = 10000.0) -> np.ndarray:
+    """PE(t)·PE(t+k) for each start t (rows) and offset k (columns): shape (len(starts), len(offsets))."""
+    starts, offsets = _check_starts_offsets(starts, offsets)
+    encoding = encodings.sinusoidal(int(starts.max() + offsets.max()) + 1, d_model, base)
+    return np.einsum("sd,skd->sk", encoding[starts], encoding[starts[:, None] + offsets[None, :]])
+
+
+def closed_form_dot_product(offsets, d_model: int, base: float = 10000.0) -> np.ndarray:
+    """Σ_i cos(k·ω_i) for each offset k: sin a·sin b + cos a·cos b = cos(a − b) summed over the pairs.
+
+    Only for even d_model; with odd d_model the unpaired last sine adds sin(tω)·sin((t+k)ω), which
+    depends on t.
+    """
+    _check_even(d_model, "the closed form")
+    offsets = np.atleast_1d(np.asarray(offsets, dtype=np.float64))
+    return np.cos(offsets[:, None] * encodings.angular_frequencies(d_model, base)[None, :]).sum(axis=1)
+
+
+def cosine_similarity_matrix(matrix) -> np.ndarray:
+    """cos(angle) between every pair of rows: (n, n). For complex rows, the real part of the Hermitian
+    product over the norms. All-zero rows raise, since their angle is undefined."""
+    matrix = np.asarray(matrix)
+    norms = np.linalg.norm(matrix, axis=1)
+    if (norms == 0).any():
+        raise ValueError("cosine similarity is undefined for an all-zero row")
+    unit = matrix / norms[:, None]
+    return np.real(unit @ unit.conj().T)
+
+
+def shift_check(start: int, offset: int, d_model: int, base: float = 10000.0) -> dict[str, np.ndarray | float]:
+    """Apply M_k to PE(t) and compare with the true PE(t+k).
+
+    Returns pe_start, shifted (M_k·PE(t)), pe_target (PE(t+k)) and max_error = max |M_k·PE(t) − PE(t+k)|,
+    which is rounding (~1e-15 for moderate t + k) because the rotation is exact.
+    """
+    starts, offsets = _check_starts_offsets(start, offset)
+    start, offset = int(starts[0]), int(offsets[0])
+    encoding = encodings.sinusoidal(start + offset + 1, d_model, base)
+    shifted = encodings.shift_matrix(offset, d_model, base) @ encoding[start]
+    target = encoding[start + offset]
+    return {
+        "pe_start": encoding[start],
+        "shifted": shifted,
+        "pe_target": target,
+        "max_error": float(np.abs(shifted - target).max()),
+    }
+
+
+def max_shift_error(starts, offsets, d_model: int, base: float = 10000.0) -> float:
+    """max over all t in starts and k in offsets of |M_k·PE(t) − PE(t+k)|."""
+    starts, offsets = _check_starts_offsets(starts, offsets)
+    encoding = encodings.sinusoidal(int(starts.max() + offsets.max()) + 1, d_model, base)
+    worst = 0.0
+    for k in offsets:
+        shifted = encoding[starts] @ encodings.shift_matrix(int(k), d_model, base).T  # (starts, d)
+        worst = max(worst, float(np.abs(shifted - encoding[starts + k]).max()))
+    return worst
+
+
+def heatmap_stride(n_positions: int, max_side: int) -> int:
+    """Every how many positions to keep so an n × n heatmap has at most max_side × max_side cells.
+
+    A stride, not an average: averaging blocks of a fast oscillation blurs it into structure that is not
+    there; the page says when it strides."""
+    if n_positions < 1 or max_side < 1:
+        raise ValueError(f"n_positions and max_side must be ≥ 1, got {n_positions} and {max_side}")
+    return -(-n_positions // max_side)
+
+
+def spread_across_starts(curves: np.ndarray) -> float:
+    """Largest difference between the curves of different starts at one offset: 0 when only k matters."""
+    curves = np.asarray(curves, dtype=np.float64)
+    return float((curves.max(axis=0) - curves.min(axis=0)).max())
+
+
+@dataclass(frozen=True)
+class SimilarityPicture:
+    """One scheme's two views. curves[s, j] is the score between start s and start s + offset j;
+    matrix[m, n] the score between positions m and n of the `positions` kept (strided when large)."""
+
+    scheme: str
+    curves: np.ndarray
+    matrix: np.ndarray
+    positions: np.ndarray
+    curve_label: str
+    matrix_label: str
+    closed_form: np.ndarray | None  # the score as a function of the offset alone; None where there is none
+
+
+def similarity_picture(
+    scheme: str,
+    n_positions: int,
+    d_model: int,
+    starts,
+    offsets,
+    base: float = 10000.0,
+    max_side: int = 256,
+    seed: int = 0,
+) -> SimilarityPicture:
+    """Score against offset from each start, and the n × n matrix of one scheme in SCHEMES.
+
+    sinusoidal, learned: dot products of the position vectors, cosine similarity in the matrix.
+    RoPE: q_m·k_n for one random (seeded) q and k, rotated to their positions.
+    ALiBi: the bias −slope·|m−n| of head 1 of 8 (slope 1/2).
+    complex: Re⟨f(t), f(t+k)⟩ of one random (seeded) word, cosine similarity in the matrix.
+    """
+    starts, offsets = _check_starts_offsets(starts, offsets)
+    positions = np.arange(0, n_positions, heatmap_stride(n_positions, max_side))
+    needed = max(n_positions, int(starts.max() + offsets.max()) + 1)  # rows the curves and matrix touch
+    pairs = (starts[:, None], starts[:, None] + offsets[None, :])  # (starts, offsets) row indices
+
+    if scheme in ("sinusoidal", "learned (init)"):
+        if scheme == "sinusoidal":
+            vectors = encodings.sinusoidal(needed, d_model, base)
+        else:
+            vectors = encodings.learned_table(needed, d_model, max_positions=max(4096, needed), seed=seed)
+        curves = np.einsum("skd,skd->sk", vectors[pairs[0]], vectors[pairs[1]])
+        matrix = cosine_similarity_matrix(vectors[positions])
+        closed_form = (
+            closed_form_dot_product(offsets, d_model, base) if scheme == "sinusoidal" and d_model % 2 == 0 else None
+        )
+        label = "dot product PE(t)·PE(t+k)" if scheme == "sinusoidal" else "dot product L(t)·L(t+k)"
+        return SimilarityPicture(scheme, curves, matrix, positions, label, "cosine similarity", closed_form)
+
+    if scheme == "RoPE":
+        _check_even(d_model, "RoPE")
+        q, k = attention.random_query_key(d_model, seed)
+        rotated_q = attention.apply_rope(np.broadcast_to(q, (needed, d_model)), np.arange(needed), base)  # (n, d)
+        rotated_k = attention.apply_rope(np.broadcast_to(k, (needed, d_model)), np.arange(needed), base)  # (n, d)
+        curves = np.einsum("skd,skd->sk", rotated_q[pairs[0]], rotated_k[pairs[1]])
+        matrix = rotated_q[positions] @ rotated_k[positions].T
+        closed_form = attention.rope_score_closed_form(q, k, offsets, base)
+        return SimilarityPicture(scheme, curves, matrix, positions, "score q_t·k_(t+k)", "score q_m·k_n", closed_form)
+
+    if scheme == "ALiBi":
+        slope = float(attention.alibi_slopes(8)[0])
+        bias = attention.alibi_bias(needed, slope)
+        curves = bias[pairs[0], pairs[1]]
+        matrix = bias[np.ix_(positions, positions)]
+        closed_form = -slope * offsets.astype(np.float64)
+        return SimilarityPicture(
+            scheme, curves, matrix, positions, f"bias −{slope:g}·k", "bias −slope·|m−n|", closed_form
+        )
+
+    if scheme == "complex (Wang et al.)":
+        amplitude, frequency, phase = attention.random_complex_word(d_model // 2 or 1, base, seed)
+        word = attention.complex_order_embedding(np.arange(needed), amplitude, frequency, phase)  # (n, d/2)
+        curves = np.real(np.einsum("skd,skd->sk", word[pairs[0]], word[pairs[1]].conj()))
+        matrix = cosine_similarity_matrix(word[positions])
+        closed_form = (amplitude**2 * np.cos(offsets[:, None] * frequency[None, :])).sum(axis=1)
+        return SimilarityPicture(
+            scheme, curves, matrix, positions, "Re⟨f(t), f(t+k)⟩", "cosine similarity", closed_form
+        )
+
+    raise ValueError(f"scheme must be one of {SCHEMES}, got {scheme!r}")

@@ -1,0 +1,138 @@
+"""The model and training flags that `python -m core.experiment` and `python -m core.study` share, and the
+TrainConfig they give."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Sequence
+
+from core.lab.backends import BACKENDS, INSTALL, backend
+from core.lab.models import MODEL_NAMES, TOKEN_KINDS, ModelConfig
+from core.lab.training import LR_SCHEDULES, TrainConfig
+
+
+def _model_list(text: str) -> list[str]:
+    models = [item.strip() for item in text.split(",") if item.strip()]
+    unknown = [model for model in models if model not in MODEL_NAMES]
+    if unknown or not models:
+        raise argparse.ArgumentTypeError(f"unknown models {unknown or text!r}; choose from {','.join(MODEL_NAMES)}")
+    return models
+
+
+def add_model_arguments(parser: argparse.ArgumentParser, ints: Callable[[str], list[int]], sweep: bool) -> None:
+    model = parser.add_argument_group("models")
+    model.add_argument(
+        "--models", type=_model_list, default=["A", "B"], help=f"comma-separated: {','.join(MODEL_NAMES)}"
+    )
+    model.add_argument("--tokens", choices=TOKEN_KINDS, default="time")
+    model.add_argument(
+        "--patch", type=int, default=ModelConfig.patch, help="samples (time) or rfft bins (fft) per token"
+    )
+    model.add_argument(
+        "--d-model",
+        type=ints,
+        help="width after B's embedding (default: the patch)"
+        + ("; several, e.g. 16,32,64,128, sweep the embedding models" if sweep else ""),
+    )
+    model.add_argument("--heads", type=int, default=ModelConfig.n_heads)
+    model.add_argument("--layers", type=int, default=ModelConfig.n_layers)
+    model.add_argument("--ff-dim", type=int, help="encoder feed-forward width (default 4 x d_model)")
+    model.add_argument("--dropout", type=float, default=ModelConfig.dropout)
+    model.add_argument("--pe-base", type=float, default=ModelConfig.pe_base)
+    model.add_argument(
+        "--pe-scale",
+        type=parse_list("floats"),
+        default=[ModelConfig.pe_scale],
+        help="factor on the positional encoding"
+        + ("; several, e.g. 0,0.1,0.3,1, sweep the models with one" if sweep else ""),
+    )
+    model.add_argument("--embed-scale", action="store_true", help="multiply the embedding by sqrt(d_model)")
+    model.add_argument(
+        "--input-dropout-for-all",
+        action=argparse.BooleanOptionalAction,
+        default=ModelConfig.input_dropout_for_all,
+        help="input dropout for every Transformer (A included), or only for those with an embedding or a PE",
+    )
+
+
+def add_training_arguments(
+    parser: argparse.ArgumentParser, ints: Callable[[str], list[int]], seeds: Sequence[int]
+) -> None:
+    cluster = parser.add_argument_group("where runs execute")
+    cluster.add_argument(
+        "--backend", choices=BACKENDS, default="local", help=f"local threads, or a Ray cluster ({INSTALL})"
+    )
+    cluster.add_argument(
+        "--ray-address", default="auto", help="Ray cluster address; auto joins a running one (ray start --head)"
+    )
+    training = parser.add_argument_group("training")
+    training.add_argument("--seeds", type=ints, default=list(seeds))
+    training.add_argument("--epochs", type=int, default=TrainConfig.epochs)
+    training.add_argument("--batch-size", type=int, default=TrainConfig.batch_size)
+    training.add_argument("--lr", type=float, default=TrainConfig.learning_rate)
+    training.add_argument("--lr-schedule", choices=LR_SCHEDULES, default=TrainConfig.lr_schedule)
+    training.add_argument("--weight-decay", type=float, default=TrainConfig.weight_decay)
+    training.add_argument("--patience", type=int, default=TrainConfig.patience)
+    training.add_argument(
+        "--warmup-epochs", type=int, default=TrainConfig.warmup_epochs, help="linear learning-rate warm-up (epochs)"
+    )
+    training.add_argument("--threads", type=int, default=TrainConfig.threads, help="torch CPU threads per run")
+    training.add_argument(
+        "--workers",
+        type=int,
+        help="runs trained side by side (default: CPU cores / threads); results do not depend on it",
+    )
+    training.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
+
+
+def train_config(args: argparse.Namespace) -> TrainConfig:
+    model = ModelConfig(
+        patch=args.patch,
+        tokens=args.tokens,
+        d_model=args.d_model[0] if args.d_model else None,
+        n_heads=args.heads,
+        n_layers=args.layers,
+        ff_dim=args.ff_dim,
+        dropout=args.dropout,
+        pe_base=args.pe_base,
+        pe_scale=args.pe_scale[0],
+        embed_scale=args.embed_scale,
+        input_dropout_for_all=args.input_dropout_for_all,
+    )
+    return TrainConfig(
+        model=model,
+        epochs=args.epochs,
+        batch_size=args.batch_size,
+        learning_rate=args.lr,
+        weight_decay=args.weight_decay,
+        patience=args.patience,
+        threads=args.threads,
+        lr_schedule=args.lr_schedule,
+        warmup_epochs=args.warmup_epochs,
+    )
+
+
+def runs_at_once(args: argparse.Namespace, device: str | None) -> tuple[int, str, str]:
+    """(workers, backend, address): --workers, or what the backend takes at once (one per GPU on a GPU)."""
+    from core.lab.training import default_workers
+
+    runner = backend(args.backend, args.ray_address)
+    if args.workers is not None:
+        return args.workers, args.backend, args.ray_address
+    workers = runner.workers(args.threads) if runner is not None else default_workers(args.threads, device)
+    return workers, args.backend, args.ray_address
+
+
+def parse_list(kind: str):
+    """An argparse type for a comma-separated list of ints or floats."""
+    cast, example = (int, "0,1,2") if kind == "ints" else (float, "-4,0,4")
+
+    def parse(text: str) -> list:
+        try:
+            return [cast(item) for item in text.split(",") if item.strip()]
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"expected comma-separated numbers such as {example}, got {text!r}"
+            ) from None
+
+    return parse

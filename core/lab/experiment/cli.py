@@ -1,0 +1,230 @@
+"""The Fault-lab experiment from the command line: train, print a table and the verdict, write the results JSON.
+
+    python -m core.experiment --dataset cwru --models A,B --seeds 0,1,2 --out results.json
+
+Evaluations beyond one split (core.lab.evaluations), each adding a block to the JSON and a table to the output:
+
+    --split time,random                     the same experiment under both splits; the leak as a number
+    --train-loads 0 --test-loads 1,2,3      train at some motor loads, test at others
+    --snr=-4,0,4,8                          accuracy on test windows with white noise at each SNR in dB
+                                            (write the "=": argparse reads "-4,..." as an option otherwise)
+    --d-model 16,32,64,128                  the embedding models at each width
+
+It runs `run_plan` (core.lab.experiment.plan), which the Fault lab's background job runs, so any number on the page can
+be reproduced here with the same settings; `command_line(results["config"])` writes the command that does so.
+Runs train side by side, one per CPU core by default (`--workers`; one at a time on a GPU); each run's
+result depends on its seed alone, so the worker count changes the wall time (and the seconds and windows/s
+recorded per run), never a metric. Bad data or settings print one line saying what to change and exit with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from core.lab import evaluations, report
+from core.lab.cli_args import add_model_arguments, add_training_arguments, parse_list, runs_at_once, train_config
+from core.lab.contract import METRICS
+from core.lab.data_spec import DataSpec
+from core.lab.experiment.plan import DEFAULT_SHARES, Plan, run_plan
+from core.lab.experiment.results import save_results
+from core.lab.report import format_list, format_number
+from core.lab.runs import Event, RunFinished, StageStarted
+from core.lab.vibration import DataError
+from core.lab.vibration.windows import MODES, WindowSet
+
+# (flag, key in the results config's train.model / train), written back by command_line
+MODEL_FLAGS = (
+    ("--tokens", "tokens"),
+    ("--patch", "patch"),
+    ("--heads", "n_heads"),
+    ("--layers", "n_layers"),
+    ("--ff-dim", "ff_dim"),
+    ("--dropout", "dropout"),
+    ("--pe-base", "pe_base"),
+    ("--pe-scale", "pe_scale"),
+)
+TRAIN_FLAGS = (
+    ("--epochs", "epochs"),
+    ("--batch-size", "batch_size"),
+    ("--lr", "learning_rate"),
+    ("--lr-schedule", "lr_schedule"),
+    ("--weight-decay", "weight_decay"),
+    ("--patience", "patience"),
+    ("--warmup-epochs", "warmup_epochs"),
+    ("--threads", "threads"),
+)
+
+
+def _split_list(text: str) -> list[str]:
+    modes = [item.strip() for item in text.split(",") if item.strip()]
+    if not modes or len(modes) > 2 or len(set(modes)) != len(modes) or any(mode not in MODES for mode in modes):
+        raise argparse.ArgumentTypeError(f"expected time, random, time,random or random,time; got {text!r}")
+    return modes
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The CLI's parser; its data flags come from DataSpec and its evaluation flags from the registry."""
+    parser = argparse.ArgumentParser(
+        prog="python -m core.experiment",
+        description="Train Fault-lab models on bearing-vibration data and compare each with model A.",
+    )
+    ints, floats = parse_list("ints"), parse_list("floats")
+    data = DataSpec.add_arguments(parser, ints)
+    data.add_argument("--split-seed", type=int, help="seed of the random split (default: --data-seed)")
+    data.add_argument("--window", type=int, default=1024, help="samples per window")
+    data.add_argument("--stride", type=int, help="samples between window starts (default: the window, no overlap)")
+    data.add_argument(
+        "--split",
+        type=_split_list,
+        default=["time"],
+        help="time: blocks in time (honest); random: leaks; time,random: both (the first is the experiment)",
+    )
+    data.add_argument("--shares", type=floats, default=list(DEFAULT_SHARES), help="train,val,test shares")
+
+    add_model_arguments(parser, ints, sweep=True)
+    add_training_arguments(parser, ints, seeds=[0, 1, 2])
+    parser.add_argument("--metric", choices=METRICS, default="accuracy", help="metric of the paired comparison")
+
+    evaluations.add_arguments(parser)
+    parser.add_argument("--out", type=Path, default=Path("results.json"), help="where to write the results JSON")
+    parser.add_argument("--quiet", action="store_true", help="print only the tables and the verdict")
+    return parser
+
+
+def make_plan(args: argparse.Namespace) -> Plan:
+    """The plan of parsed arguments, its data loaded (DataError when it cannot be)."""
+    evaluation_values = evaluations.from_args(args)
+    spec = DataSpec.from_args(args, loads=evaluations.data_loads(evaluation_values))
+    recordings = spec.load()
+    device = None if args.device == "auto" else args.device
+    workers, backend_name, address = runs_at_once(args, device)
+    return Plan(
+        data=list(recordings),
+        models=args.models,
+        seeds=args.seeds,
+        config=train_config(args),
+        device=device,
+        data_settings={**spec.to_dict(), "missing_files": list(getattr(recordings, "missing", []))},
+        metric=args.metric,
+        keep_weights=False,
+        windowing={
+            "window": args.window,
+            "stride": args.stride,
+            "split": tuple(args.shares),
+            "mode": args.split[0],
+            "seed": args.data_seed if args.split_seed is None else args.split_seed,
+        },
+        evaluations=evaluation_values,
+        workers=workers,
+        backend=backend_name,
+        ray_address=address,
+    )
+
+
+def command_line(config: Mapping[str, Any]) -> str:
+    """The `python -m core.experiment ...` command that reproduces a results JSON's config."""
+    data, train = config["data"], config["train"]
+    words = [*DataSpec.from_dict(data).argv(), *_windowing_argv(data), "--models", ",".join(config["models"])]
+    for flag, key in MODEL_FLAGS:
+        words += [] if train["model"][key] is None else [flag, _text(train["model"][key])]
+    if train["model"]["d_model"] is not None:
+        words += ["--d-model", str(train["model"]["d_model"])]
+    if train["model"]["embed_scale"]:
+        words.append("--embed-scale")
+    words.append("--input-dropout-for-all" if train["model"]["input_dropout_for_all"] else "--no-input-dropout-for-all")
+    words += ["--seeds", format_list(config["seeds"])]
+    for flag, key in TRAIN_FLAGS:
+        words += [flag, _text(train[key])]
+    if config.get("device"):
+        words += ["--device", str(config["device"]).split(":")[0]]
+    words += ["--metric", config["metric"], *evaluations.argv(config)]
+    return shlex.join(["python", "-m", "core.experiment", *merge_flags(words)])
+
+
+def _text(value: Any) -> str:
+    return format_number(value) if isinstance(value, float) else str(value)
+
+
+def _windowing_argv(data: Mapping[str, Any]) -> list[str]:
+    words = []
+    if "split_seed" in data and data["split_seed"] != data.get("data_seed", 0):
+        words += ["--split-seed", str(data["split_seed"])]
+    words += ["--window", str(data["window"])]
+    if data["stride"] != data["window"]:
+        words += ["--stride", str(data["stride"])]
+    return [*words, "--split", data["split_mode"], "--shares", format_list(data.get("shares", DEFAULT_SHARES))]
+
+
+def merge_flags(words: Sequence[str]) -> list[str]:
+    """CLI words in which a later flag replaces the values of the same flag earlier, in its place: an
+    evaluation widens a core flag that way (--split time -> --split time,random)."""
+    groups: dict[str, list[str]] = {}
+    for word in words:
+        if word.startswith("--"):
+            flag = word.split("=", 1)[0]
+            groups[flag] = [word]
+            current = groups[flag]
+        else:
+            current.append(word)
+    return [word for group in groups.values() for word in group]
+
+
+def describe_windows(stage: str, windows: WindowSet) -> str:
+    return (
+        f"{stage}: {len(windows.class_names)} classes, windows train/val/test "
+        f"{len(windows.x_train)}/{len(windows.x_val)}/{len(windows.x_test)} of {windows.window} samples, "
+        f"{windows.mode} split"
+    )
+
+
+def describe_run(run: Mapping[str, Any]) -> str:
+    stage = "" if run.get("stage", "main") == "main" else f" [{run['stage']}]"
+    return (
+        f"  {run['model']:<10} seed {run['seed']}{stage}: accuracy {100 * run['accuracy']:.1f} %, "
+        f"F1 {100 * run['f1']:.1f} %, {run['epochs']} epochs, {run['train_seconds']:.1f} s, "
+        f"{run['n_parameters']} parameters, {run['device']}"
+    )
+
+
+def report_text(results: Mapping[str, Any]) -> str:
+    """The results table, the verdict and every evaluation's tables, as the CLI prints them."""
+    parts = [report.as_text(report.results_table(results)), results["verdict"]]
+    parts += [f"{heading}:\n{report.as_text(table, index=True)}" for heading, table in evaluations.tables(results)]
+    return "\n\n".join(parts)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    started = time.perf_counter()
+
+    def say(event: Event) -> None:
+        if isinstance(event, StageStarted):
+            print(describe_windows(f"{args.dataset} {event.stage.label}", event.windows), flush=True)
+        elif isinstance(event, RunFinished):
+            print(describe_run(event.run), flush=True)
+
+    try:
+        plan = make_plan(args)
+        missing = plan.data_settings.get("missing_files")
+        if missing and not args.quiet:
+            print(f"{args.dataset}: files not found, left out: {', '.join(missing)}")
+        results = run_plan(plan, progress=None if args.quiet else say)
+    except (DataError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    wall_seconds = time.perf_counter() - started
+    results["config"]["wall_seconds"] = round(wall_seconds, 2)
+    save_results(results, args.out)
+    print(report_text(results))
+    print(f"wall time {wall_seconds:.1f} s; results written to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,198 @@
+"""One experiment, start to finish: a Plan, the stages of training runs it needs, and `run_plan`.
+
+    plan = Plan(data=recordings, windowing={"window": 1024}, models=["A", "B"], seeds=[0, 1, 2],
+                evaluations={"snr_db": [-4, 0, 4, 8], "compare_splits": True})
+    results = run_plan(plan, progress=print)   # the results JSON (core.lab.experiment.results)
+
+The CLI (`python -m core.experiment`) and the Fault lab's background job (core.lab.jobs) both call `run_plan`,
+so every number on the page can be reproduced headless. The path one plan takes:
+
+1. `Plan.__post_init__` checks the settings, and asks every registered evaluation (core.lab.evaluations) to
+   check its own: those that are on become `plan.active`, and `plan.evaluations` records every setting.
+2. `plan_stages` loads the data if it is a callable, lets the evaluations narrow the recordings, cuts the
+   experiment's windows (the MAIN stage), then lets each evaluation add its stages and test sets. Every
+   window set is cut here, before any training, so bad data fails at once.
+3. Each stage trains every (seed, model), seeds outer, one at a time or side by side (core.lab.side_by_side).
+4. Each evaluation turns the finished runs of all stages into its block; core.lab.experiment.results builds and checks
+   the JSON.
+
+`progress` receives typed events (StageStarted, RunStarted, EpochEnded, RunFinished) carrying everything
+the CLI's lines and the page's progress panel show. With runs side by side it is called from several
+threads: RunStarted and EpochEnded from the thread training that run, the others from the caller's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.lab import backends, evaluations
+from core.lab.contract import METRICS
+from core.lab.evaluations import Evaluation
+from core.lab.experiment.results import build_results
+from core.lab.models import MODEL_NAMES
+from core.lab.runs import (
+    MAIN,
+    Event,
+    PlanContext,
+    PlanStopped,
+    Stage,
+    ignore_event,
+    train_run,
+    train_stages,
+)
+from core.lab.training import TrainConfig
+from core.lab.vibration.types import Recording
+from core.lab.vibration.windows import WindowSet, make_windows
+
+WINDOWING_KEYS = ("window", "stride", "split", "mode", "seed")  # keyword arguments of make_windows
+DEFAULT_SHARES = (0.7, 0.2, 0.1)  # make_windows' default (train, val, test) shares
+PlanData = WindowSet | Sequence[Recording]
+
+
+@dataclass
+class Plan:
+    """What to run: the data, the models and seeds to cross, the shared training config, the evaluations.
+
+    `data` is a WindowSet, a list of Recordings, or a callable that returns either (loading then runs on
+    the worker, not in the page). Recordings are cut with `windowing` (make_windows keyword arguments:
+    window, stride, split, mode, seed); evaluations that cut recordings themselves need recordings.
+    `data_settings` records where the data came from (core.lab.data_spec.DataSpec.to_dict()) in the JSON config.
+    `metric` is the one the paired comparison with A and the verdict use. `evaluations` holds the settings
+    of the evaluations to run (names from core.lab.evaluations, e.g. {"snr_db": [0, 8]}); after construction it
+    holds every registered setting, off ones at their default, as the results config records them.
+    """
+
+    data: PlanData | Callable[[], PlanData]
+    models: Sequence[str]
+    seeds: Sequence[int]
+    config: TrainConfig = field(default_factory=TrainConfig)
+    device: str | None = None
+    data_settings: Mapping[str, Any] = field(default_factory=dict)
+    metric: str = "accuracy"
+    keep_weights: bool = True  # a few hundred kB per run; lets the page offer the trained models
+    windowing: Mapping[str, Any] = field(default_factory=dict)
+    evaluations: Mapping[str, Any] = field(default_factory=dict)
+    workers: int = 1  # runs trained side by side, each in a thread with `config.threads` torch threads
+    backend: str = "local"  # or "ray": each run a Ray task (core.lab.backends); the numbers do not change
+    ray_address: str = "auto"
+    active: list[Evaluation] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if isinstance(self.workers, bool) or not isinstance(self.workers, int) or self.workers < 1:
+            raise ValueError(f"workers must be a positive integer, got {self.workers!r}")
+        self.models, self.seeds = list(self.models), [int(seed) for seed in self.seeds]
+        if not self.models or not self.seeds:
+            raise ValueError("a plan needs at least one model and one seed")
+        unknown = [model for model in self.models if model not in MODEL_NAMES]
+        if unknown:
+            raise ValueError(f"unknown models {unknown}; choose from {', '.join(MODEL_NAMES)}")
+        if self.metric not in METRICS:
+            raise ValueError(f"metric must be one of {METRICS}, got {self.metric!r}")
+        if len(set(self.models)) != len(self.models) or len(set(self.seeds)) != len(self.seeds):
+            raise ValueError(f"models and seeds must not repeat; got models {self.models}, seeds {self.seeds}")
+        unknown_windowing = sorted(set(self.windowing) - set(WINDOWING_KEYS))
+        if unknown_windowing:
+            raise ValueError(f"windowing takes {WINDOWING_KEYS}, got unknown {unknown_windowing}")
+        self.windowing = dict(self.windowing)
+        self.evaluations, self.active = evaluations.configure(self.evaluations, self)
+        for evaluation in self.active:
+            self.config = evaluation.main_config(self.config)
+
+    @property
+    def split_mode(self) -> str:
+        return self.windowing.get("mode", "time")
+
+    def run_count(self) -> int:
+        """Training runs in all: the experiment, plus those the evaluations add."""
+        per_seed = len(self.models) + sum(evaluation.runs_per_seed(self) for evaluation in self.active)
+        return per_seed * len(self.seeds)
+
+
+# --- the stages and the run -------------------------------------------------------------------------------
+
+
+def experiment_config(plan: Plan, windows: WindowSet) -> dict[str, Any]:
+    """Every setting of an experiment, as recorded under "config" in the results JSON."""
+    cut = {}
+    if plan.windowing:
+        cut = {
+            "shares": list(plan.windowing.get("split", DEFAULT_SHARES)),
+            "split_seed": int(plan.windowing.get("seed", 0)),
+        }
+    return {
+        "models": list(plan.models),
+        "seeds": list(plan.seeds),
+        "metric": plan.metric,
+        "device": None if plan.device is None else str(plan.device),
+        "train": plan.config.to_dict(),
+        "data": {
+            **dict(plan.data_settings),
+            **cut,
+            "window": int(windows.window),
+            "stride": int(windows.stride),
+            "split_mode": windows.mode,
+            "sample_rate": float(windows.sample_rate),
+            "normalisation": {"mean": float(windows.mean), "std": float(windows.std)},
+            "counts": windows.counts,
+        },
+        "evaluations": dict(plan.evaluations),
+    }
+
+
+def plan_stages(plan: Plan, data: PlanData) -> list[Stage]:
+    """The stages of `plan` on `data` (a WindowSet or recordings), the experiment itself first."""
+    if isinstance(data, WindowSet):
+        cutting = [evaluation.title for evaluation in plan.active if evaluation.needs_recordings]
+        if cutting:
+            raise ValueError(
+                f"{' and '.join(cutting)} cut the recordings themselves: give the plan the recordings (or a "
+                f"callable returning them) and `windowing`, not a finished WindowSet"
+            )
+        windows, recordings = data, None
+    else:
+        recordings = list(data)
+        for evaluation in plan.active:
+            recordings = evaluation.main_recordings(recordings)
+        windows = make_windows(recordings, **plan.windowing)
+    main = Stage(MAIN, windows, list(plan.models), plan.config)
+    context = PlanContext(plan, recordings, main, [main])
+    for evaluation in plan.active:
+        evaluation.prepare(context)
+    return context.stages
+
+
+def run_plan(
+    plan: Plan,
+    progress: Callable[[Event], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> dict[str, Any]:
+    """Train every model on every seed, then the runs the plan's evaluations need; return the results JSON.
+
+    The experiment itself comes first, seeds as the outer loop, so a plan stopped midway holds whole model
+    comparisons for the seeds it finished. If `should_stop()` turns True the run in progress is abandoned
+    and PlanStopped is raised, carrying the results of the finished runs of the experiment itself (without
+    evaluation blocks).
+    """
+    emit = progress or ignore_event
+    data = plan.data() if callable(plan.data) else plan.data
+    stages = plan_stages(plan, data)
+    main_windows = stages[0].windows
+    config = experiment_config(plan, main_windows)
+
+    def train_one(stage: Stage, seed: int, model: str, stop: Callable[[], bool] | None) -> dict[str, Any]:
+        test_sets = dict(stage.fixed_test_sets)
+        for evaluation in plan.active:
+            test_sets.update(evaluation.run_test_sets(stage, seed))
+        keep_weights = plan.keep_weights and stage.key == MAIN
+        return train_run(stage, seed, model, stop, plan.device, emit, test_sets, keep_weights, trainer)
+
+    runner = backends.backend(plan.backend, plan.ray_address)
+    trainer = None if runner is None else runner.train
+    runs, stopped = train_stages(stages, plan.seeds, train_one, plan.workers, plan.device, emit, should_stop)
+    if stopped:
+        done = runs[MAIN]
+        raise PlanStopped(build_results(config, main_windows.class_names, done, plan.metric) if done else None)
+    blocks = {evaluation.key: evaluation.block(plan, runs) for evaluation in plan.active}
+    return build_results(config, main_windows.class_names, runs[MAIN], plan.metric, blocks)

@@ -1,0 +1,106 @@
+"""Figures of a study: the equivalence plot, the paired per-run differences, scores per fold, and the CI
+half-width other designs would give. Each takes plain tables (core.lab.study.views) and returns a plotly Figure;
+model and fold names (a study may come from a visitor's file) reach it through core.safe_text.plotly_literal."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pandas as pd
+import plotly.graph_objects as go
+
+from core.plotting import PALETTE, labels
+from core.plotting import standard_layout as _layout
+from core.safe_text import plotly_literal
+
+
+def equivalence(comparisons: Sequence[Mapping[str, Any]]) -> go.Figure:
+    """Each comparison's difference with its 95 % CI (thin) and 90 % CI (thick) against the ±margin band."""
+    names = labels(f"{c['b']} vs {c['a']}" for c in comparisons)[::-1]
+    rows = list(comparisons)[::-1]
+    margin = rows[0]["margin"] if rows else 2.0
+    figure = go.Figure()
+    figure.add_vrect(x0=-margin, x1=margin, fillcolor="#5a9e6f", opacity=0.15, line_width=0)
+    figure.add_vline(x=0, line_color="#7f7f7f", line_dash="dot")
+    for ci, width, name in (("ci95", 2, "95 % CI"), ("ci90", 8, "90 % CI")):
+        for label, c in zip(names, rows):
+            if c[ci] is not None:
+                figure.add_trace(
+                    go.Scatter(
+                        x=c[ci],
+                        y=[label, label],
+                        mode="lines",
+                        line=dict(color=PALETTE[0], width=width),
+                        name=name,
+                        showlegend=label == names[0],
+                        legendgroup=name,
+                        opacity=0.6 if width > 2 else 1,
+                    )
+                )
+    figure.add_trace(
+        go.Scatter(
+            x=[c["diff"] for c in rows],
+            y=names,
+            mode="markers",
+            marker=dict(color=PALETTE[1], size=10),
+            name="difference",
+            text=labels(c["verdict"] for c in rows),
+            hovertemplate="%{y}: %{x:+.2f} (%{text})",
+        )
+    )
+    figure.update_xaxes(title=f"difference in points (band: ±{margin:g}, the equivalence margin)")
+    return _layout(figure, "Each comparison against the equivalence margin", height=120 + 50 * len(rows))
+
+
+def paired_differences(frame: pd.DataFrame, a: str, b: str) -> go.Figure:
+    """One dot per (fold, seed): metric(b) - metric(a) in points, by fold."""
+    a, b = plotly_literal(a), plotly_literal(b)
+    figure = go.Figure(
+        go.Scatter(
+            x=labels(frame["fold"]),
+            y=frame["difference"],
+            mode="markers",
+            marker=dict(color=PALETTE[0], size=9),
+            text=[f"seed {s}" for s in frame["seed"]],
+            hovertemplate="%{x}, %{text}: %{y:+.2f}",
+        )
+    )
+    figure.add_hline(y=0, line_color="#7f7f7f", line_dash="dot")
+    figure.update_yaxes(title=f"{b} − {a}, points")
+    return _layout(figure, f"{b} − {a} per (fold, seed)", height=340)
+
+
+def fold_heatmap(table: pd.DataFrame, metric: str = "accuracy") -> go.Figure:
+    """Models down, folds across: the metric in % averaged over seeds."""
+    figure = go.Figure(
+        go.Heatmap(
+            z=table.to_numpy(),
+            x=labels(table.columns),
+            y=labels(table.index),
+            colorscale="Blues",
+            text=table.round(1).to_numpy(),
+            texttemplate="%{text}",
+            colorbar=dict(title="%"),
+        )
+    )
+    figure.update_yaxes(autorange="reversed")
+    return _layout(figure, f"{metric.replace('_', ' ').capitalize()} per fold and model (mean over seeds)", height=340)
+
+
+def half_width_curves(frame: pd.DataFrame) -> go.Figure:
+    """The 95 % CI half-width against seeds, one line per number of folds."""
+    figure = go.Figure()
+    for i, (folds, part) in enumerate(frame.groupby("folds")):
+        figure.add_trace(
+            go.Scatter(
+                x=part["seeds"],
+                y=part["half_width"],
+                mode="lines+markers",
+                name=f"{folds} folds",
+                line=dict(color=PALETTE[i % len(PALETTE)]),
+            )
+        )
+    figure.update_xaxes(title="seeds")
+    figure.update_yaxes(title="95 % CI half-width, points", rangemode="tozero")
+    return _layout(figure, "What more seeds or folds would buy (from this study's variance components)", height=340)

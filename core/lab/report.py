@@ -1,0 +1,114 @@
+"""Every table and formatted number that the CLI and the Fault lab both show, and the verdict's wording.
+
+One formatter for "mean ± sd" in percent (`percent_mean_sd`), one for an interval in points (`ci_points`):
+the page, the CLI's printout, the downloads and the verdict inside the results JSON all read alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pandas as pd
+
+from core.lab.contract import METRICS, RUN_KEYS
+from core.lab.stats.summary import REFERENCE_MODEL
+
+RUN_COLUMNS = tuple(key for key in RUN_KEYS if key not in ("per_class_f1", "confusion_matrix", "history"))
+
+
+def format_number(value: float) -> str:
+    """Shortest text that reads back as the same number: 10000 for 10000.0, 0.003 for 3e-3."""
+    value = float(value)
+    return str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
+
+
+def format_list(values: Sequence[float]) -> str:
+    """Numbers as a CLI list: "-4,0,4.5"."""
+    return ",".join(format_number(v) for v in values)
+
+
+def points(fraction: float) -> str:
+    """A difference of fractions as signed percentage points: 0.006 -> "+0.6"."""
+    return f"{100 * fraction:+.1f}"
+
+
+def percent_mean_sd(mean: float, sd: float | None) -> str:
+    """ "92.1 ± 2.1" (fractions shown in %); "92.1 ± -" when one seed leaves no spread to measure."""
+    return f"{100 * mean:.1f} ± {'-' if sd is None else f'{100 * sd:.1f}'}"
+
+
+def percent_cell(cell: Mapping[str, Any]) -> str:
+    """A {"mean", "sd", ...} cell of a results table as `percent_mean_sd`."""
+    return percent_mean_sd(cell["mean"], cell["sd"])
+
+
+def ci_points(ci: Sequence[float]) -> str:
+    """An interval of differences in points: "-34.7 to +35.9"."""
+    low, high = ci
+    return f"{points(low)} to {points(high)}"
+
+
+def difference_with_ci(pair: Mapping[str, Any]) -> str:
+    """A paired difference and its interval: "+1.7 (-5.4 to +8.7)", or "+1.7" without an interval."""
+    interval = "" if pair["ci95"] is None else f" ({ci_points(pair['ci95'])})"
+    return f"{points(pair['diff_mean'])}{interval}"
+
+
+def verdict(paired: Mapping[str, Mapping[str, Any]], n_test: int | None, models: Sequence[str] = ()) -> str:
+    """The paragraph a reader takes away: each model against A by the study's rule (core.lab.stats.intervals) on
+    one split, and what one test window is worth."""
+    sentences = [pair["sentence"] for pair in paired.values()]
+    if not paired:
+        missing = REFERENCE_MODEL not in models
+        sentences.append(
+            f"No comparison: model {REFERENCE_MODEL} was not run." if missing else "No other model to compare with A."
+        )
+    if n_test:
+        sentences.append(f"The test set has {n_test} windows, so one window is {100 / n_test:.2f} points of accuracy.")
+    return " ".join(sentences)
+
+
+def summary_table(results: Mapping[str, Any]) -> pd.DataFrame:
+    """One row per model, as numbers: mean and sd of each metric (fractions), seeds, the word against A."""
+    rows = []
+    for model, by_metric in results["summary"].items():
+        row: dict[str, Any] = {"model": model, "seeds": by_metric["accuracy"]["n"]}
+        for metric in METRICS:
+            row[f"{metric}_mean"] = by_metric[metric]["mean"]
+            row[f"{metric}_sd"] = by_metric[metric]["sd"]
+        pair = results["paired"].get(model)
+        row["vs_A"] = pair["verdict"] if pair else None
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def results_table(results: Mapping[str, Any]) -> pd.DataFrame:
+    """The results table as shown and downloaded: per model, each metric as mean ± sd in % over its seeds,
+    and the paired difference with A in points with its 95 % interval."""
+    rows = []
+    for model, by_metric in results["summary"].items():
+        row = {"model": model, "seeds": by_metric["accuracy"]["n"]}
+        for metric in METRICS:
+            row[f"{metric} %"] = percent_cell(by_metric[metric])
+        pair = results["paired"].get(model)
+        row["vs A (95 % CI, points)"] = difference_with_ci(pair) if pair and pair["n"] else "-"
+        row["vs A"] = (pair["verdict"] or "-") if pair else "-"
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def runs_table(results: Mapping[str, Any]) -> pd.DataFrame:
+    """One row per run: its scores (fractions), epochs, seconds and device."""
+    return pd.DataFrame([{key: run[key] for key in RUN_COLUMNS} for run in results["runs"]])
+
+
+def as_text(frame: pd.DataFrame, index: bool = False) -> str:
+    """A table as left-aligned plain text for a terminal: the first column reads as labels."""
+    if index:
+        frame = frame.rename_axis("").reset_index()
+    columns = [str(column) for column in frame.columns]
+    cells = [[str(value) for value in row] for row in frame.itertuples(index=False)]
+    widths = [max(len(text) for text in [column, *(row[i] for row in cells)]) for i, column in enumerate(columns)]
+    lines = ["  ".join(text.ljust(width) for text, width in zip(row, widths)).rstrip() for row in [columns, *cells]]
+    return "\n".join(lines)

@@ -1,0 +1,207 @@
+"""Training runs, below the experiment and the study alike: the key and the shape of a stage of runs, the
+progress events, one announced training run (`train_run`) and every run of a list of stages (`train_stages`),
+one at a time or side by side.
+
+The experiment (core.lab.experiment.plan) and the study (core.lab.study.runner) both build Stages and call
+`train_stages`; an evaluation (core.lab.evaluations) adds Stages through a `PlanContext`. `PlanSettings` is
+what an evaluation may read of the experiment it extends, so the plug-ins are typed against this interface,
+never against their host.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from core.lab.side_by_side import train_side_by_side
+from core.lab.training import TrainConfig, TrainingStopped, pick_device, train
+from core.lab.vibration.types import Recording
+from core.lab.vibration.windows import WindowSet, make_windows
+
+
+@dataclass(frozen=True)
+class StageKey:
+    """Which batch of training runs: the experiment itself (`MAIN`), or one variant of one evaluation.
+    `label` is what progress lines and the page show; it takes no part in equality."""
+
+    evaluation: str | None
+    variant: Any = None
+    label: str = "main"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, StageKey) and (self.evaluation, self.variant) == (other.evaluation, other.variant)
+
+    def __hash__(self) -> int:
+        return hash((self.evaluation, self.variant))
+
+
+MAIN = StageKey(None)
+RunsByStage = Mapping[StageKey, Sequence[Mapping[str, Any]]]
+
+
+class PlanSettings(Protocol):
+    """What an evaluation reads of the experiment it extends (core.lab.experiment.plan.Plan has all of it)."""
+
+    models: list[str]
+    seeds: list[int]
+    config: TrainConfig
+    windowing: dict[str, Any]
+    evaluations: Mapping[str, Any]
+
+    @property
+    def split_mode(self) -> str:
+        """ "time" or "random": how the experiment's own windows were split."""
+        ...
+
+
+@dataclass
+class Stage:
+    """One batch of training runs: the experiment itself (MAIN), or the runs one evaluation needs."""
+
+    key: StageKey
+    windows: WindowSet
+    models: list[str]
+    config: TrainConfig
+    fixed_test_sets: dict[str, tuple[Any, Any]] = field(default_factory=dict)  # scored by every run
+
+
+@dataclass
+class PlanContext:
+    """What an evaluation's `prepare` sees: the plan, the experiment's recordings and stage, and the way to
+    add stages of its own."""
+
+    plan: PlanSettings
+    recordings: list[Recording] | None  # None when the plan was given a finished WindowSet
+    main: Stage
+    stages: list[Stage]
+
+    def cut(self, recordings: Sequence[Recording], **overrides: Any) -> WindowSet:
+        """Windows of `recordings` cut as the plan cuts its own, with `overrides` (e.g. mode="random")."""
+        return make_windows(list(recordings), **{**self.plan.windowing, **overrides})
+
+    def add_stage(
+        self,
+        key: StageKey,
+        windows: WindowSet,
+        models: Sequence[str],
+        config: TrainConfig | None = None,
+        fixed_test_sets: dict[str, tuple[Any, Any]] | None = None,
+    ) -> Stage:
+        stage = Stage(key, windows, list(models), config or self.plan.config, dict(fixed_test_sets or {}))
+        self.stages.append(stage)
+        return stage
+
+
+# --- progress events ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StageStarted:
+    stage: StageKey
+    windows: WindowSet
+    n_runs: int  # runs of this stage
+
+
+@dataclass(frozen=True)
+class RunStarted:
+    stage: StageKey
+    model: str
+    seed: int
+
+
+@dataclass(frozen=True)
+class EpochEnded:
+    stage: StageKey
+    model: str
+    seed: int
+    epoch: int
+    metrics: dict[str, float]  # the run's history row: epoch, train_loss, val_loss, val_accuracy
+
+
+@dataclass(frozen=True)
+class RunFinished:
+    stage: StageKey
+    run: dict[str, Any]  # as train() returns it, with "stage" (the stage's label); "weights" if kept
+
+
+Event = StageStarted | RunStarted | EpochEnded | RunFinished
+
+
+class PlanStopped(TrainingStopped):
+    """`should_stop()` turned True during a plan; `results` is the JSON of the runs finished before (or None)."""
+
+    def __init__(self, results: dict[str, Any] | None):
+        super().__init__("the experiment was stopped on request")
+        self.results = results
+
+
+# --- the runs ---------------------------------------------------------------------------------------
+
+
+def ignore_event(event: Event) -> None:
+    pass
+
+
+def train_run(
+    stage: Stage,
+    seed: int,
+    model: str,
+    stop: Callable[[], bool] | None,
+    device: str | None,
+    emit: Callable[[Event], None],
+    test_sets: dict[str, tuple[Any, Any]] | None = None,
+    keep_weights: bool = False,
+    trainer: Callable[..., dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """One training run of a stage, announced (RunStarted) and followed (EpochEnded, on the local backend)
+    through `emit`; `trainer` replaces core.lab.training.train (core.lab.backends.RayBackend.train)."""
+    emit(RunStarted(stage.key, model, seed))
+
+    def epoch_ended(epoch: int, metrics: dict[str, float]) -> None:
+        emit(EpochEnded(stage.key, model, seed, epoch, metrics))
+
+    fit = trainer or train
+    run = fit(stage.windows, model, stage.config, seed, device, epoch_ended, stop, keep_weights, test_sets or None)
+    run["stage"] = stage.key.label
+    return run
+
+
+def train_stages(
+    stages: Sequence[Stage],
+    seeds: Sequence[int],
+    train_one: Callable[[Stage, int, str, Callable[[], bool] | None], dict[str, Any]],
+    workers: int,
+    device: str | None,
+    emit: Callable[[Event], None],
+    should_stop: Callable[[], bool] | None = None,
+) -> tuple[dict[StageKey, list[dict[str, Any]]], bool]:
+    """Every (seed, model) run of every stage, seeds outer, one at a time or `workers` side by side: the
+    finished runs per stage in that order, and whether a stop ended the training early."""
+    runs: dict[StageKey, list[dict[str, Any]]] = {stage.key: [] for stage in stages}
+    for stage in stages:
+        tasks = list(itertools.product(seeds, stage.models))
+        emit(StageStarted(stage.key, stage.windows, len(tasks)))
+        if workers == 1:
+            for seed, model in tasks:
+                try:
+                    run = train_one(stage, seed, model, should_stop)
+                except TrainingStopped:
+                    return runs, True
+                runs[stage.key].append(run)
+                emit(RunFinished(stage.key, run))
+            continue
+        threads = stage.config.threads if pick_device(device).type == "cpu" else None
+        finished, stopped = train_side_by_side(
+            tasks,
+            lambda task, stop, stage=stage: train_one(stage, *task, stop),
+            workers,
+            threads,
+            should_stop,
+            on_finished=lambda run, stage=stage: emit(RunFinished(stage.key, run)),
+        )
+        runs[stage.key].extend(finished)  # in task order, whatever order they finished in
+        if stopped:
+            return runs, True
+    return runs, False

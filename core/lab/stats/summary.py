@@ -1,0 +1,78 @@
+"""The statistics of the Fault lab's tables: mean ± sd over seeds, the t-interval, paired differences (judged by
+the study's rule, core.lab.stats.intervals, on one split).
+
+Seeds share the data split, so differences between two models are paired by seed: the seed-to-seed spread
+that every model shares cancels, and the interval is about the models, not the luck of the initialisation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from core.lab.stats.intervals import paired_interval, sentence, verdict
+
+REFERENCE_MODEL = "A"
+DEFAULT_MARGIN = 2.0  # points: the equivalence margin of every comparison (results/study_protocol.md says why)
+
+
+def mean_sd(values: Sequence[float]) -> dict[str, Any]:
+    """{"mean", "sd", "n"}; sd uses ddof = 1 and is None for a single value (no spread to measure)."""
+    values = np.asarray(values, dtype=np.float64)
+    n = int(values.size)
+    return {
+        "mean": float(values.mean()) if n else None,
+        "sd": float(values.std(ddof=1)) if n >= 2 else None,
+        "n": n,
+    }
+
+
+def cell(values: Sequence[float]) -> dict[str, Any]:
+    """{"mean", "sd", "n", "values"}: the summary of one table cell over seeds, and the seeds' values."""
+    return {**mean_sd(values), "values": [float(v) for v in values]}
+
+
+def count_test_windows(runs: Sequence[Mapping[str, Any]]) -> int | None:
+    """Test windows per run, read from the confusion matrices (they agree when runs share a split)."""
+    sizes = {int(np.sum(run["confusion_matrix"])) for run in runs if "confusion_matrix" in run}
+    return max(sizes) if sizes else None
+
+
+def paired_differences(
+    runs: Sequence[Mapping[str, Any]],
+    metric: str = "accuracy",
+    reference: str = REFERENCE_MODEL,
+    margin: float = DEFAULT_MARGIN,
+) -> dict[str, dict[str, Any]]:
+    """paired[model]: `metric` of model minus that of `reference` on each seed both ran, judged by the study's
+    rule (core.lab.stats.intervals) on one split: diff_mean, diff_sd, ci95, ci90, mde80 and margin as fractions,
+    n seeds, p, verdict and sentence. {} without the reference."""
+    scores: dict[str, dict[int, float]] = {}
+    for run in runs:
+        scores.setdefault(run["model"], {})[int(run["seed"])] = float(run[metric])
+    if reference not in scores:
+        return {}
+    n_test = count_test_windows(runs)
+    population = f"{n_test:,} test windows" if n_test else "its test windows"
+    paired = {}
+    for model, by_seed in scores.items():
+        if model == reference:
+            continue
+        seeds = sorted(set(by_seed) & set(scores[reference]))
+        differences = [by_seed[s] - scores[reference][s] for s in seeds]
+        spread = mean_sd(differences)
+        pair = {"metric": metric, "diff_mean": spread["mean"], "diff_sd": spread["sd"], "n": spread["n"]}
+        pair.update(ci95=None, ci90=None, margin=margin / 100, mde80=None, p=None, verdict=None)
+        if differences:
+            interval = paired_interval(100 * np.array([differences]))  # one split: the seeds are all that vary
+            word = verdict(interval, margin)
+            fraction = lambda ci: None if ci is None else [v / 100 for v in ci]  # noqa: E731
+            pair.update(ci95=fraction(interval.ci(0.95)), ci90=fraction(interval.ci(0.90)), p=interval.p, verdict=word)
+            pair["mde80"] = None if interval.mde80 is None else interval.mde80 / 100
+            pair["sentence"] = sentence(reference, model, metric, interval, margin, word, population)
+        else:
+            pair["sentence"] = f"{model} shares no seed with {reference}, so they cannot be paired."
+        paired[model] = pair
+    return paired

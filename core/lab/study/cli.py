@@ -1,0 +1,137 @@
+"""A study from the command line: train every model on every (fold, seed), print the comparisons and verdicts,
+write the study JSON.
+
+    python -m core.study --dataset cwru --loads 0 --models A,B,B-noPE --split time-cv --folds 5 \\
+        --seeds 0,1,2,3,4,5 --margin 2 --out study.json
+
+Splits: time-cv (each recording cut into K blocks in time; K >= 3), load-out (one fold per held-out motor
+load), fault-size (train on two fault sizes, test on the third; a 4-class task by fault location). Every
+model and training flag of `python -m core.experiment` applies. Bad data or settings: one line, exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from core.lab import report
+from core.lab.cli_args import add_model_arguments, add_training_arguments, parse_list, runs_at_once, train_config
+from core.lab.data_spec import DataSpec
+from core.lab.runs import Event, RunFinished
+from core.lab.study.comparisons import STUDY_METRICS, comparisons_table
+from core.lab.study.contract import load_study, save_study
+from core.lab.study.folds import SPLITS
+from core.lab.study.runner import StudyPlan, reanalyse, run_study
+from core.lab.vibration import DataError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m core.study",
+        description="A study: every model on every (fold, seed); B against A with an equivalence margin.",
+    )
+    ints = parse_list("ints")
+    data = DataSpec.add_arguments(parser, ints)
+    data.add_argument("--window", type=int, default=1024, help="samples per window")
+    data.add_argument("--stride", type=int, help="samples between window starts (default: the window)")
+    design = parser.add_argument_group("design")
+    design.add_argument("--split", choices=SPLITS, default="time-cv")
+    design.add_argument("--folds", type=int, default=5, help="time blocks per recording for time-cv (at least 3)")
+    design.add_argument("--margin", type=float, default=2.0, help="equivalence margin in points")
+    design.add_argument("--metric", choices=STUDY_METRICS, default="accuracy", help="metric of the comparisons")
+    design.add_argument(
+        "--tune-lr",
+        action="store_true",
+        help="choose each fold and model's learning rate among 0.001, 0.003, 0.01 on the fold's validation block",
+    )
+    add_model_arguments(parser, ints, sweep=False)
+    add_training_arguments(parser, ints, seeds=range(6))
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=Path("study.json"),
+        help="where to write the study JSON (gzip-compressed when the name ends in .gz)",
+    )
+    parser.add_argument("--quiet", action="store_true", help="print only the comparisons")
+    parser.add_argument(
+        "--reanalyse", type=Path, help="compare a saved study again (its stored runs; --metric / --margin) into --out"
+    )
+    return parser
+
+
+def make_study_plan(args: argparse.Namespace, command: str) -> StudyPlan:
+    if args.d_model and len(args.d_model) > 1:
+        raise ValueError("a study trains one d_model; give one width after --d-model")
+    spec = DataSpec.from_args(args)
+    recordings = spec.load()
+    device = None if args.device == "auto" else args.device
+    workers, backend_name, address = runs_at_once(args, device)
+    return StudyPlan(
+        recordings=list(recordings),
+        split=args.split,
+        models=args.models,
+        seeds=args.seeds,
+        config=train_config(args),
+        folds=args.folds,
+        window=args.window,
+        stride=args.stride,
+        margin=args.margin,
+        metric=args.metric,
+        workers=workers,
+        backend=backend_name,
+        ray_address=address,
+        device=device,
+        data_settings={**spec.to_dict(), "missing_files": list(getattr(recordings, "missing", []))},
+        command=command,
+        tune_lr=args.tune_lr,
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser().parse_args(argv)
+    started = time.perf_counter()
+    done = [0]
+
+    def say(event: Event) -> None:
+        if isinstance(event, RunFinished):
+            done[0] += 1
+            run = event.run
+            converged = "" if run["converged"] else ", not converged"
+            print(
+                f"  [{done[0]}/{total}] {event.stage.label}, {run['model']} seed {run['seed']}: accuracy "
+                f"{100 * run['accuracy']:.1f} %, balanced {100 * run['balanced_accuracy']:.1f} %, best epoch "
+                f"{run['best_epoch']} of {run['epochs']}{converged}, {run['train_seconds']:.1f} s",
+                flush=True,
+            )
+
+    if args.reanalyse is not None:
+        try:
+            study = reanalyse(load_study(args.reanalyse), args.metric, args.margin)
+        except (OSError, ValueError) as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
+        return _report(study, args.out, started)
+    try:
+        plan = make_study_plan(args, shlex.join(["python", "-m", "core.study", *argv]))
+        total = plan.run_count()
+        if not args.quiet:
+            print(f"{args.split} study: {total} runs ({len(plan.models)} models x {len(plan.seeds)} seeds x folds)")
+        study = run_study(plan, progress=None if args.quiet else say)
+    except (DataError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    return _report(study, args.out, started)
+
+
+def _report(study: dict, out: Path, started: float) -> int:
+    save_study(study, out)
+    print(report.as_text(comparisons_table(study["comparisons"])))
+    for comparison in study["comparisons"]:
+        print(comparison["sentence"])
+    print(f"wall time {time.perf_counter() - started:.0f} s; study written to {out}")
+    return 0

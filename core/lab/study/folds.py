@@ -1,0 +1,266 @@
+"""The folds of a study: each says which windows a model trains on, validates on and is tested on.
+
+    time-cv     each recording cut into K contiguous blocks; fold k tests block k, validates on block k+1
+                (cyclic) and trains on the rest. Gaps of one window length separate roles and are taken from
+                the training or validation side, never from the test block, so every window is tested
+                exactly once per seed.
+    load-out    train at every motor load but one, test on all windows at the held-out load (the classes
+                recorded at every load); validation is the last time block of each training recording.
+    fault-size  a 4-class task by fault location (normal, inner race, ball, outer race): train on two fault
+                sizes, test on the third, one fold per size; the normal recordings are split in time across
+                the folds; validation as in load-out.
+
+Normalisation (one mean, one std) is fitted on each fold's training windows only.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.lab.vibration.loads import common_classes
+from core.lab.vibration.types import DataError, Recording
+from core.lab.vibration.windows import WindowSet
+
+SPLITS = ("time-cv", "load-out", "fault-size")
+ROLES = ("train", "val", "test")
+VALIDATION_SHARE = 0.2  # of each training recording's windows, at its end (load-out, fault-size)
+LOCATIONS = {"IR": "inner race", "B": "ball", "OR": "outer race"}
+FAULT_LABEL = re.compile(r"^(IR|B|OR)(\d{3})$")
+
+
+@dataclass
+class Fold:
+    """One fold: its windows, and where each test window comes from (recording index, first sample)."""
+
+    index: int
+    name: str
+    windows: WindowSet
+    test_recording: np.ndarray  # (n_test,) index into the study's recordings
+    test_start: np.ndarray  # (n_test,) first sample of each test window
+    starts: dict[str, list[tuple[int, np.ndarray]]]  # per role: (recording index, window starts)
+
+
+# --- building blocks ---------------------------------------------------------------------------------
+
+
+def _starts(begin: int, end: int, window: int, stride: int) -> np.ndarray:
+    """Window starts of a grid from `begin` whose windows end by `end`."""
+    if end - begin < window:
+        return np.empty(0, dtype=np.int64)
+    return np.arange(begin, end - window + 1, stride, dtype=np.int64)
+
+
+def _clear_of(starts: np.ndarray, window: int, regions: Sequence[tuple[int, int]], gap: int) -> np.ndarray:
+    """The starts whose windows keep at least `gap` samples away from every region [a, b)."""
+    keep = np.ones(starts.size, dtype=bool)
+    for a, b in regions:
+        keep &= (starts + window + gap <= a) | (starts >= b + gap)
+    return starts[keep]
+
+
+def _train_and_validation(
+    starts: np.ndarray, window: int, share: float = VALIDATION_SHARE
+) -> tuple[np.ndarray, np.ndarray]:
+    """The last `share` of these windows (in time) for validation, the rest for training, with a gap of one
+    window taken from the training side."""
+    n_val = max(1, round(share * starts.size))
+    val = starts[-n_val:]
+    train = _clear_of(starts[:-n_val], window, [(int(val[0]), int(val[-1]) + window)], window)
+    return train, val
+
+
+def _name(recording: Recording) -> str:
+    return str(recording.meta.get("file") or recording.label)
+
+
+def _fold_windows(
+    recordings: Sequence[Recording],
+    roles: dict[str, list[tuple[int, np.ndarray]]],
+    labels: Sequence[int],
+    class_names: list[str],
+    window: int,
+    stride: int,
+    mode: str,
+) -> WindowSet:
+    """A WindowSet from (recording index, starts) per role, normalised with the training windows' statistics."""
+    offsets = np.arange(window)
+    x, y = {}, {}
+    for role in ROLES:
+        pieces = [recordings[i].signal[s[:, None] + offsets] for i, s in roles[role] if s.size]
+        if not pieces:
+            raise DataError(f"A {mode} fold has no {role} windows: the recordings are too short for these folds.")
+        x[role] = np.concatenate(pieces)  # (n, window)
+        y[role] = np.concatenate([np.full(s.size, labels[i], dtype=np.int64) for i, s in roles[role] if s.size])
+    mean, std = float(x["train"].mean()), float(x["train"].std())
+    if not std > 0:
+        raise DataError("The training windows of a fold are constant (std 0), so they cannot be normalised.")
+    normalised = {role: ((x[role] - mean) / std).astype(np.float32) for role in ROLES}
+    counts = {role: {name: int(np.sum(y[role] == c)) for c, name in enumerate(class_names)} for role in ROLES}
+    return WindowSet(
+        normalised["train"],
+        y["train"],
+        normalised["val"],
+        y["val"],
+        normalised["test"],
+        y["test"],
+        class_names,
+        float(recordings[0].sample_rate),
+        window,
+        stride,
+        mode,
+        mean,
+        std,
+        counts,
+    )
+
+
+def _fold(index: int, name: str, recordings, roles, labels, class_names, window, stride, mode) -> Fold:
+    windows = _fold_windows(recordings, roles, labels, class_names, window, stride, mode)
+    tests = [(i, s) for i, s in roles["test"] if s.size]
+    return Fold(
+        index,
+        name,
+        windows,
+        np.concatenate([np.full(s.size, i, dtype=np.int64) for i, s in tests]),
+        np.concatenate([s for _, s in tests]),
+        roles,
+    )
+
+
+def _check_rates(recordings: Sequence[Recording]) -> None:
+    if not recordings:
+        raise DataError("A study needs recordings; none were given.")
+    rates = {float(r.sample_rate) for r in recordings}
+    if len(rates) > 1:
+        raise DataError(f"Every recording of a study must share one sample rate; got {sorted(rates)} Hz.")
+
+
+def _ordered_labels(recordings: Sequence[Recording]) -> list[str]:
+    return list(dict.fromkeys(r.label for r in recordings))
+
+
+# --- the three splits ---------------------------------------------------------------------------------
+
+
+def time_cv_folds(recordings: Sequence[Recording], window: int, k: int, stride: int | None = None) -> list[Fold]:
+    """K folds of contiguous time blocks of every recording (see the module docstring)."""
+    if k < 3:
+        raise ValueError(f"time-cv needs at least 3 folds (test, validation and training blocks), got {k}")
+    stride = stride or window
+    _check_rates(recordings)
+    class_names = _ordered_labels(recordings)
+    labels = [class_names.index(r.label) for r in recordings]
+    blocks = []  # per recording: the (begin, end) sample range of each block
+    for recording in recordings:
+        bounds = [len(recording.signal) * j // k for j in range(k + 1)]
+        if min(np.diff(bounds)) < 3 * window:
+            raise DataError(
+                f"{_name(recording)} has {len(recording.signal)} samples: too short for {k} time blocks of at least "
+                f"three {window}-sample windows each (a test window, and a gap on each side of the others). "
+                f"Use fewer folds or a smaller window."
+            )
+        blocks.append([(bounds[j], bounds[j + 1]) for j in range(k)])
+    folds = []
+    for fold in range(k):
+        val_block = (fold + 1) % k
+        roles: dict[str, list[tuple[int, np.ndarray]]] = {role: [] for role in ROLES}
+        for i, recording_blocks in enumerate(blocks):
+            test = recording_blocks[fold]
+            val = recording_blocks[val_block]
+            roles["test"].append((i, _starts(*test, window, stride)))
+            roles["val"].append((i, _clear_of(_starts(*val, window, stride), window, [test], window)))
+            train = [_starts(*b, window, stride) for j, b in enumerate(recording_blocks) if j not in (fold, val_block)]
+            roles["train"].append((i, _clear_of(np.concatenate(train), window, [test, val], window)))
+        folds.append(
+            _fold(fold, f"block {fold + 1} of {k}", recordings, roles, labels, class_names, window, stride, "time-cv")
+        )
+    return folds
+
+
+def load_out_folds(recordings: Sequence[Recording], window: int, stride: int | None = None) -> list[Fold]:
+    """One fold per motor load: train at the others, test on every window at that load."""
+    stride = stride or window
+    _check_rates(recordings)
+    loads = sorted({int(r.meta["load_hp"]) for r in recordings if r.meta.get("load_hp") is not None})
+    if len(loads) < 2:
+        raise DataError(f"load-out needs recordings at two or more motor loads; the data holds {loads or 'none'}.")
+    class_names, _ = common_classes(recordings, loads, loads)
+    # indices stay those of `recordings` (the study JSON lists them all); a class not at every load takes no part
+    labels = [class_names.index(r.label) if r.label in class_names else -1 for r in recordings]
+    folds = []
+    for index, held_out in enumerate(loads):
+        roles: dict[str, list[tuple[int, np.ndarray]]] = {role: [] for role in ROLES}
+        for i, recording in enumerate(recordings):
+            if labels[i] < 0:
+                continue
+            starts = _starts(0, len(recording.signal), window, stride)
+            if int(recording.meta["load_hp"]) == held_out:
+                roles["test"].append((i, starts))
+            else:
+                train, val = _train_and_validation(starts, window)
+                roles["train"].append((i, train))
+                roles["val"].append((i, val))
+        folds.append(
+            _fold(index, f"test at {held_out} HP", recordings, roles, labels, class_names, window, stride, "load-out")
+        )
+    return folds
+
+
+def fault_location(label: str) -> tuple[str, str | None]:
+    """("inner race", "007") for "IR007", ("normal", None) for "normal"; DataError for other labels."""
+    if label == "normal":
+        return "normal", None
+    match = FAULT_LABEL.match(label)
+    if match is None:
+        raise DataError(
+            f"fault-size needs CWRU-style labels (normal, IR007, B014, OR021, ...); {label!r} names no fault size."
+        )
+    return LOCATIONS[match.group(1)], match.group(2)
+
+
+def fault_size_folds(recordings: Sequence[Recording], window: int, stride: int | None = None) -> list[Fold]:
+    """One fold per fault size: a 4-class task by location, tested on a fault size never trained on."""
+    stride = stride or window
+    _check_rates(recordings)
+    located = [fault_location(r.label) for r in recordings]
+    sizes = sorted({size for _, size in located if size is not None})
+    if len(sizes) < 2:
+        raise DataError(f"fault-size needs faults of two or more sizes; the data holds {sizes or 'none'}.")
+    class_names = [c for c in ("normal", *LOCATIONS.values()) if c in {loc for loc, _ in located}]
+    labels = [class_names.index(location) for location, _ in located]
+    folds = []
+    for index, held_out in enumerate(sizes):
+        roles: dict[str, list[tuple[int, np.ndarray]]] = {role: [] for role in ROLES}
+        for i, (recording, (_, size)) in enumerate(zip(recordings, located)):
+            starts = _starts(0, len(recording.signal), window, stride)
+            if size is None:  # normal: its time block `index` of len(sizes) is tested, the rest trains
+                bounds = [len(recording.signal) * j // len(sizes) for j in range(len(sizes) + 1)]
+                test_block = (bounds[index], bounds[index + 1])
+                roles["test"].append((i, _starts(*test_block, window, stride)))
+                starts = _clear_of(starts, window, [test_block], window)
+            elif size == held_out:
+                roles["test"].append((i, starts))
+                continue
+            train, val = _train_and_validation(starts, window)
+            roles["train"].append((i, train))
+            roles["val"].append((i, val))
+        folds.append(
+            _fold(index, f"test size {held_out}", recordings, roles, labels, class_names, window, stride, "fault-size")
+        )
+    return folds
+
+
+def make_folds(
+    split: str, recordings: Sequence[Recording], window: int, k: int = 5, stride: int | None = None
+) -> list[Fold]:
+    if split == "time-cv":
+        return time_cv_folds(recordings, window, k, stride)
+    if split == "load-out":
+        return load_out_folds(recordings, window, stride)
+    if split == "fault-size":
+        return fault_size_folds(recordings, window, stride)
+    raise ValueError(f"split must be one of {SPLITS}, got {split!r}")

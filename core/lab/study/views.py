@@ -1,0 +1,111 @@
+"""Tables a study's figures are drawn from (and offered as CSV): accuracy per fold, the paired differences,
+pooled confusion matrices, the CI half-width other designs would give, and a study's expected duration."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from core.lab.stats.intervals import paired_interval
+from core.lab.study.comparisons import differences
+
+# training windows per second of one run on one CPU thread, validation passes included, for 1024-sample
+# windows (the shipped CWRU 0 HP time-cv study, two runs side by side: median 4,960 for A, 4,740 for B);
+# shorter windows go proportionally faster
+WINDOWS_PER_SECOND_1024 = 4_800
+
+
+def fold_scores(study: Mapping[str, Any], metric: str = "accuracy") -> pd.DataFrame:
+    """Rows: models; columns: folds (by name); cells: the metric in % averaged over seeds."""
+    names = {fold["fold"]: fold["name"] for fold in study["folds"]}
+    frame = pd.DataFrame(
+        [{"model": r["model"], "fold": names[r["fold"]], "value": 100 * r[metric]} for r in study["runs"]]
+    )
+    table = frame.pivot_table(index="model", columns="fold", values="value", aggfunc="mean", sort=False)
+    return table.loc[list(dict.fromkeys(frame["model"])), [names[k] for k in sorted(names)]]
+
+
+def paired_frame(study: Mapping[str, Any], a: str, b: str, metric: str = "accuracy") -> pd.DataFrame:
+    """One row per (fold, seed): metric(b) - metric(a) in points."""
+    table = differences(study, a, b, metric)
+    folds = sorted({run["fold"] for run in study["runs"] if run["model"] in (a, b)})
+    seeds = sorted({run["seed"] for run in study["runs"] if run["model"] in (a, b)})
+    names = {fold["fold"]: fold["name"] for fold in study["folds"]}
+    return pd.DataFrame(
+        [
+            {"fold": names[f], "seed": s, "difference": table[i, j]}
+            for i, f in enumerate(folds)
+            for j, s in enumerate(seeds)
+        ]
+    )
+
+
+def pooled_confusion(study: Mapping[str, Any]) -> dict[str, np.ndarray]:
+    """Per model, the confusion matrix (rows true, columns predicted) of every test window of every fold and
+    seed, from the stored per-window predictions."""
+    n = len(study["class_names"])
+    matrices: dict[str, np.ndarray] = {}
+    for run in study["runs"]:
+        matrix = matrices.setdefault(run["model"], np.zeros((n, n), dtype=np.int64))
+        np.add.at(matrix, (run["predictions"]["true"], run["predictions"]["predicted"]), 1)
+    return matrices
+
+
+def half_widths(
+    study: Mapping[str, Any],
+    a: str = "A",
+    b: str = "B",
+    metric: str = "accuracy",
+    folds: Sequence[int] = (3, 5, 10),
+    seeds: Sequence[int] = tuple(range(2, 13)),
+) -> pd.DataFrame:
+    """The 95 % CI half-width (points) a design of `folds` x `seeds` would give, from this study's variance
+    components (the fold part is taken as per fold, so more folds of the same recordings is an approximation)."""
+    components = paired_interval(differences(study, a, b, metric)).components
+    rows = []
+    for k in folds:
+        for s in seeds:
+            df = k - 1 if components.fold_sd > 0 else k * (s - 1)
+            half = stats.t.ppf(0.975, df) * components.standard_error(k, s)
+            rows.append({"folds": k, "seeds": s, "runs_per_model": k * s, "half_width": half})
+    return pd.DataFrame(rows)
+
+
+def estimated_seconds(runs: int, train_windows: int, epochs: int, window: int, workers: int) -> float:
+    """A rough wall time for `runs` runs of `train_windows` windows each at most `epochs` epochs (early stopping
+    usually ends them sooner), `workers` side by side."""
+    per_run = train_windows * epochs * window / (WINDOWS_PER_SECOND_1024 * 1024)
+    return runs * per_run / max(1, workers)
+
+
+def primary_by_metric(study: Mapping[str, Any], margin: float | None = None) -> pd.DataFrame:
+    """B vs A on every study metric: accuracy beside balanced accuracy and macro-F1 (classes can be unbalanced,
+    as in fault-size) and log loss (lower is better)."""
+    from core.lab.study.comparisons import PRIMARY, STUDY_METRICS, compare, comparisons_table
+
+    a, b = PRIMARY
+    margin = study["config"]["margin"] if margin is None else margin
+    return comparisons_table([compare(study, a, b, metric, margin) for metric in STUDY_METRICS])
+
+
+def per_class(study: Mapping[str, Any]) -> pd.DataFrame:
+    """Per model and class, over every fold and seed: recall (the share of the class's windows found) and
+    precision, in %, from the pooled confusion matrices."""
+    rows = []
+    for model, matrix in pooled_confusion(study).items():
+        for index, name in enumerate(study["class_names"]):
+            found, told = matrix[index].sum(), matrix[:, index].sum()
+            rows.append(
+                {
+                    "model": model,
+                    "class": name,
+                    "test windows": int(found),
+                    "recall %": 100 * matrix[index, index] / found if found else float("nan"),
+                    "precision %": 100 * matrix[index, index] / told if told else float("nan"),
+                }
+            )
+    return pd.DataFrame(rows).round(1)

@@ -1,0 +1,402 @@
+"""Train one model on one seed and score it on the test split: the engine under the Fault lab and the CLI.
+
+`train` takes the `WindowSet` of `core.lab.vibration.make_windows`, trains with AdamW, stops early when the
+validation loss stops falling, restores the best checkpoint, and scores the test split with sklearn.metrics.
+Everything runs on an explicit `torch.device`: on CUDA the data stays on the GPU and the forward pass runs
+under bf16 autocast; on CPU the thread count is set from the config, because next to a running Streamlit
+server, oversubscribing a 2-core host was measured to slow training 12-30x. On CPU a seed fixes the result:
+the weights, the shuffle and the dropout masks each come from a generator seeded by it, never from state
+another run could touch, so runs trained side by side in threads (core.lab.jobs) match runs trained alone.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager, nullcontext
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch.nn import functional as F
+
+from core.lab.models import DropoutStream, ModelConfig, build_model, count_parameters
+from core.lab.probes.order import order_test
+from core.lab.scores import classification_metrics, per_window_scores
+from core.lab.vibration.types import DataError
+from core.lab.vibration.windows import WindowSet
+
+EVAL_BATCH_SIZE = 1024  # no gradients are kept at evaluation, so larger batches cost little memory
+LR_SCHEDULES = ("constant", "cosine")
+
+
+@dataclass
+class TrainConfig:
+    """Every training setting; `model` holds the architecture settings shared by all models."""
+
+    model: ModelConfig = field(default_factory=ModelConfig)
+    # epochs, patience, rate and schedule were chosen on the CWRU 0 HP validation split (never the test
+    # split), the same for every model: of 15 / 30 / 40 epochs, rates 1e-3 / 3e-3 / 5e-3, constant or
+    # cosine, 40 epochs at a constant 3e-3 gave A and B the lowest mean validation loss over 3 seeds
+    epochs: int = 40
+    batch_size: int = 64
+    learning_rate: float = 3e-3
+    weight_decay: float = 0.01
+    patience: int = 10  # epochs without a new best validation loss before stopping
+    threads: int = 1  # torch CPU threads, capped at the core count; 1 stays fast beside a busy server
+    lr_schedule: str = "constant"  # "constant", or "cosine": decay to 0 over `epochs`, stepped once per epoch
+    # a linear warm-up of the learning rate from 0 over this many epochs' steps (0: none); fixed before any study,
+    # not chosen on data: it tames the first steps of the embedding models, whose validation loss spiked early
+    warmup_epochs: int = 1
+
+    def __post_init__(self) -> None:
+        if isinstance(self.model, Mapping):
+            self.model = ModelConfig(**self.model)
+        if isinstance(self.warmup_epochs, bool) or not isinstance(self.warmup_epochs, int) or self.warmup_epochs < 0:
+            raise ValueError(f"warmup_epochs must be zero or a positive integer, got {self.warmup_epochs!r}")
+        for name in ("epochs", "batch_size", "patience", "threads"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        if not self.learning_rate > 0:
+            raise ValueError(f"learning_rate must be positive, got {self.learning_rate}")
+        if not self.weight_decay >= 0:
+            raise ValueError(f"weight_decay must be zero or positive, got {self.weight_decay}")
+        if self.lr_schedule not in LR_SCHEDULES:
+            raise ValueError(f"lr_schedule must be one of {LR_SCHEDULES}, got {self.lr_schedule!r}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, settings: Mapping[str, Any]) -> TrainConfig:
+        return cls(**settings)
+
+
+class TrainingStopped(Exception):
+    """Raised by `train` when `should_stop()` answered True; no test metrics exist for a stopped run."""
+
+
+def pick_device(device: str | torch.device | None = None) -> torch.device:
+    """None picks CUDA when present, else CPU; an explicit CUDA request without a GPU is an error."""
+    if device is None:
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    device = torch.device(device)
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError("device 'cuda' was requested but torch sees no GPU; use device=None or 'cpu'")
+    return device
+
+
+def describe_device(device: torch.device) -> str:
+    if device.type == "cuda":
+        return f"cuda ({torch.cuda.get_device_name(device)})"
+    return device.type
+
+
+# torch's global generator initialises a new model's weights; runs training side by side in threads
+# (core.lab.jobs) take turns at it, so each model's weights still depend on its seed alone
+_GLOBAL_RNG_LOCK = threading.Lock()
+
+
+def _seeded_model(
+    model_name: str, window: int, n_classes: int, model_config: ModelConfig, seed: int, device: torch.device
+) -> torch.nn.Module:
+    """The model with weights drawn from `seed`, and its dropout masks from a generator of its own."""
+    with _GLOBAL_RNG_LOCK:
+        torch.manual_seed(seed)
+        model = build_model(model_name, window, n_classes, model_config).to(device)
+    if hasattr(model, "dropout_stream"):
+        # a stream of its own, apart from the shuffle's (also seeded by `seed`); SeedSequence takes no
+        # negative numbers where torch.manual_seed does, hence % 2**64
+        model.dropout_stream = DropoutStream(
+            int(np.random.SeedSequence([seed % 2**64, 1]).generate_state(1)[0]), device
+        )
+    return model
+
+
+def usable_cpus(cgroup_root: Path = Path("/sys/fs/cgroup")) -> int:
+    """CPUs this process may use: its affinity mask, capped by a cgroup CPU quota (rounded up: 1.5 CPUs
+    give 2). In a container (Streamlit Community Cloud among them) os.cpu_count() reports the host's cores,
+    not the share the app gets. Only the quota of the process's own cgroup root is read, which is what a
+    container with its own cgroup namespace sees; a limit set further up the tree is not found."""
+    count = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    quota = _cgroup_cpu_quota(cgroup_root)
+    return max(1, min(count, math.ceil(quota)) if quota is not None else count)
+
+
+def default_workers(threads: int = 1, device: str | torch.device | None = None, cap: int | None = None) -> int:
+    """How many runs to train side by side: enough to fill the usable CPUs with `threads` torch threads
+    each, at most `cap`; one at a time on a GPU, which a single run of these small models already shares
+    poorly with itself. The CLI and the Fault lab both ask here."""
+    if pick_device(device).type == "cuda":
+        return 1
+    workers = max(1, usable_cpus() // max(1, threads))
+    return workers if cap is None else max(1, min(workers, cap))
+
+
+def _cgroup_cpu_quota(root: Path) -> float | None:
+    """The CPU quota in CPUs from cgroup v2 (cpu.max) or v1 (cpu.cfs_quota_us / cpu.cfs_period_us); None if
+    unlimited or unknown."""
+    try:
+        if (root / "cpu.max").is_file():
+            quota, period = (root / "cpu.max").read_text().split()[:2]
+            return None if quota == "max" else int(quota) / int(period)
+        v1 = root / "cpu"
+        if (v1 / "cpu.cfs_quota_us").is_file():
+            quota = int((v1 / "cpu.cfs_quota_us").read_text())
+            return None if quota <= 0 else quota / int((v1 / "cpu.cfs_period_us").read_text())
+    except (OSError, ValueError, ZeroDivisionError):
+        return None
+    return None
+
+
+@contextmanager
+def cpu_threads(threads: int) -> Iterator[int]:
+    """Run the block with `threads` torch CPU threads (capped at the usable CPUs), then restore the old count."""
+    previous = torch.get_num_threads()
+    chosen = max(1, min(threads, usable_cpus()))
+    if chosen == previous:  # runs side by side (core.lab.jobs) set the count once, before any of them starts
+        yield chosen
+        return
+    torch.set_num_threads(chosen)
+    try:
+        yield chosen
+    finally:
+        torch.set_num_threads(previous)
+
+
+def autocast(device: torch.device):
+    """bf16 autocast on CUDA; a no-op on CPU, where bf16 matmuls are slow and results must be exact."""
+    return torch.autocast(device_type=device.type, dtype=torch.bfloat16, enabled=device.type == "cuda")
+
+
+def _check_windows(windows: WindowSet) -> None:
+    n_classes = len(windows.class_names)
+    for split in ("train", "val", "test"):
+        x, y = getattr(windows, f"x_{split}"), getattr(windows, f"y_{split}")
+        if x.ndim != 2 or x.shape[1] != windows.window or len(x) != len(y):
+            raise DataError(
+                f"x_{split} must be (n, {windows.window}) with one label per row; got x {x.shape}, y {y.shape}"
+            )
+        if len(x) == 0:
+            raise DataError(
+                f"The {split} split has no windows; training needs train, validation (for early stopping) and "
+                f"test windows. Use longer recordings, a smaller window or a larger {split} share."
+            )
+        if y.min() < 0 or y.max() >= n_classes:
+            raise DataError(f"y_{split} holds labels outside 0..{n_classes - 1} (there are {n_classes} class names)")
+
+
+class WarmUpSchedule:
+    """The learning rate of every optimizer step: base x min(1, step / warm-up steps) x the cosine factor of
+    the epoch (when the schedule is cosine). Used only with a warm-up; without one the rate follows torch's
+    CosineAnnealingLR or stays constant, as it always has."""
+
+    def __init__(self, optimizer: torch.optim.Optimizer, config: TrainConfig, steps_per_epoch: int):
+        self.optimizer, self.config = optimizer, config
+        self.warmup_steps = config.warmup_epochs * steps_per_epoch
+        self.step_index, self.epoch = 0, 0
+
+    def before_step(self) -> None:
+        self.step_index += 1
+        self._set_rate()
+
+    def step(self) -> None:
+        """Once per epoch, as torch's schedulers: the rate shown afterwards is the one the next step uses."""
+        self.epoch += 1
+        self.step_index += 1
+        self._set_rate()
+        self.step_index -= 1
+
+    def _set_rate(self) -> None:
+        factor = min(1.0, self.step_index / self.warmup_steps)
+        if self.config.lr_schedule == "cosine":
+            factor *= 0.5 * (1 + math.cos(math.pi * self.epoch / self.config.epochs))
+        for group in self.optimizer.param_groups:
+            group["lr"] = self.config.learning_rate * factor
+
+
+def steps_per_epoch(n_windows: int, batch_size: int) -> int:
+    """Optimizer steps in one epoch (a lone trailing window is dropped, see _train_epoch)."""
+    used = n_windows - 1 if n_windows % batch_size == 1 and n_windows > 1 else n_windows
+    return math.ceil(used / batch_size)
+
+
+def _batches(n: int, batch_size: int, order: torch.Tensor | None = None) -> Iterator[torch.Tensor | slice]:
+    for start in range(0, n, batch_size):
+        yield order[start : start + batch_size] if order is not None else slice(start, start + batch_size)
+
+
+def _train_epoch(
+    model: torch.nn.Module,
+    optimizer: torch.optim.Optimizer,
+    x: torch.Tensor,
+    y: torch.Tensor,
+    config: TrainConfig,
+    generator: torch.Generator,
+    device: torch.device,
+    should_stop: Callable[[], bool] | None,
+    warm_up: WarmUpSchedule | None = None,
+) -> float:
+    model.train()
+    # the shuffle is drawn on the CPU from the run's own generator, so it is the same on every device
+    order = torch.randperm(len(x), generator=generator).to(device)
+    total_loss = 0.0
+    # a lone trailing window is dropped (a different one each epoch): BatchNorm cannot normalise a batch of one
+    if len(order) % config.batch_size == 1 and len(order) > 1:
+        order = order[:-1]
+    for batch in _batches(len(order), config.batch_size, order):
+        if should_stop is not None and should_stop():
+            raise TrainingStopped("training was stopped on request")
+        with autocast(device):
+            logits = model(x[batch])  # (batch, n_classes)
+        loss = F.cross_entropy(logits.float(), y[batch])
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        if warm_up is not None:
+            warm_up.before_step()
+        optimizer.step()
+        total_loss += loss.item() * len(y[batch])
+    return total_loss / len(order)
+
+
+@torch.inference_mode()
+def _predict_logits(model: torch.nn.Module, x: torch.Tensor, device: torch.device) -> torch.Tensor:
+    model.eval()
+    outputs = []
+    for batch in _batches(len(x), EVAL_BATCH_SIZE):
+        with autocast(device):
+            outputs.append(model(x[batch]).float())
+    return torch.cat(outputs)  # (n, n_classes)
+
+
+def _predict_classes(model: torch.nn.Module, x: np.ndarray, device: torch.device) -> np.ndarray:
+    x = torch.as_tensor(x, dtype=torch.float32, device=device)
+    return _predict_logits(model, x, device).argmax(dim=1).cpu().numpy()
+
+
+def make_optimizer(model: torch.nn.Module, config: TrainConfig, device: torch.device) -> torch.optim.Optimizer:
+    """AdamW; on CPU and CUDA the fused kernel updates all parameters in one pass instead of a Python loop
+    over a dozen small ops per tensor, which for these small models is a visible share of a step."""
+    fused = device.type in ("cpu", "cuda")
+    return torch.optim.AdamW(model.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay, fused=fused)
+
+
+def _loss_and_accuracy(
+    model: torch.nn.Module, x: torch.Tensor, y: torch.Tensor, device: torch.device
+) -> tuple[float, float]:
+    logits = _predict_logits(model, x, device)
+    loss = F.cross_entropy(logits, y).item()
+    accuracy = (logits.argmax(dim=1) == y).float().mean().item()
+    return loss, accuracy
+
+
+def train(
+    windows: WindowSet,
+    model_name: str,
+    config: TrainConfig,
+    seed: int,
+    device: str | torch.device | None = None,
+    progress: Callable[[int, dict[str, float]], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    keep_weights: bool = False,
+    extra_test_sets: Mapping[str, tuple[np.ndarray, np.ndarray]] | None = None,
+) -> dict[str, Any]:
+    """Train `model_name` on `windows` (a WindowSet) with `seed`; return one run of the results JSON.
+
+    The run holds the keys of `core.lab.experiment.results.RUN_KEYS` (metrics as fractions, history per epoch, wall
+    seconds of the training loop, training windows per second of training passes, device) plus
+    `n_parameters` and `best_epoch` (and, with `keep_weights`, `weights`: the restored best state_dict on
+    the CPU, which is not JSON and is left out of the results). `progress(epoch, metrics)` is called after
+    each epoch with the history row; `should_stop()` is checked before each batch and raises TrainingStopped when True.
+    `extra_test_sets` maps a name to (x, y) windows scored by the same restored model, e.g. noisy copies of
+    the test windows or another motor load; their metrics land in `run["extra_tests"][name]`.
+    """
+    device = pick_device(device)
+    _check_windows(windows)
+    n_classes = len(windows.class_names)
+    threads = cpu_threads(config.threads) if device.type == "cpu" else nullcontext()
+    with threads:
+        model = _seeded_model(model_name, windows.window, n_classes, config.model, seed, device)
+        x_train, x_val, x_test = (
+            torch.as_tensor(x, dtype=torch.float32, device=device)
+            for x in (windows.x_train, windows.x_val, windows.x_test)
+        )
+        y_train, y_val = (torch.as_tensor(y, dtype=torch.long, device=device) for y in (windows.y_train, windows.y_val))
+        optimizer = make_optimizer(model, config, device)
+        # T_max = epochs: an early stop leaves the rate where it was, the schedule does not know it is coming
+        warm_up = WarmUpSchedule(optimizer, config, steps_per_epoch(len(x_train), config.batch_size))
+        if config.warmup_epochs:
+            schedule = warm_up
+        elif config.lr_schedule == "cosine":
+            schedule, warm_up = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=config.epochs), None
+        else:
+            schedule, warm_up = None, None
+        generator = torch.Generator().manual_seed(seed)
+
+        history: list[dict[str, float]] = []
+        best_loss, best_epoch, best_state = math.inf, 0, None
+        training_seconds = 0.0
+        started = time.perf_counter()
+        for epoch in range(1, config.epochs + 1):
+            epoch_started = time.perf_counter()
+            train_loss = _train_epoch(
+                model, optimizer, x_train, y_train, config, generator, device, should_stop, warm_up
+            )
+            training_seconds += time.perf_counter() - epoch_started
+            if schedule is not None:
+                schedule.step()
+            val_loss, val_accuracy = _loss_and_accuracy(model, x_val, y_val, device)
+            row = {"epoch": epoch, "train_loss": train_loss, "val_loss": val_loss, "val_accuracy": val_accuracy}
+            if not (math.isfinite(train_loss) and math.isfinite(val_loss)):
+                raise FloatingPointError(
+                    f"{model_name} diverged at epoch {epoch} (train loss {train_loss}, validation loss {val_loss}); "
+                    f"lower the learning rate (now {config.learning_rate:g})"
+                )
+            history.append(row)
+            if progress is not None:
+                progress(epoch, dict(row))
+            if val_loss < best_loss:
+                best_loss, best_epoch = val_loss, epoch
+                best_state = copy.deepcopy(model.state_dict())
+            elif epoch - best_epoch >= config.patience:
+                break
+        train_seconds = time.perf_counter() - started
+
+        model.load_state_dict(best_state)
+        probabilities = torch.softmax(_predict_logits(model, x_test, device), dim=1).cpu().numpy()  # (n_test, classes)
+        predictions = probabilities.argmax(axis=1)
+        y_test = torch.as_tensor(windows.y_test, dtype=torch.long, device=device)
+        scores_by_order = order_test(model, x_test, y_test, config.model.patch)
+        extra_tests = {
+            name: classification_metrics(y, _predict_classes(model, x, device), n_classes)
+            for name, (x, y) in (extra_test_sets or {}).items()
+        }
+
+    run = {
+        "model": model_name,
+        "seed": int(seed),
+        **classification_metrics(windows.y_test, predictions, n_classes),
+        "epochs": len(history),
+        "train_seconds": train_seconds,
+        "windows_per_second": len(windows.x_train) * len(history) / max(training_seconds, 1e-9),
+        "device": describe_device(device),
+        "history": history,
+        "n_parameters": count_parameters(model),
+        "best_epoch": best_epoch,
+        # the best epoch in the last tenth of the cap: the validation loss was still falling when training stopped
+        "converged": bool(best_epoch <= 0.9 * config.epochs),
+        **per_window_scores(windows.y_test, probabilities),
+        "order_test": scores_by_order,
+    }
+    if extra_test_sets is not None:
+        run["extra_tests"] = extra_tests
+    if keep_weights:
+        run["weights"] = {name: tensor.detach().cpu().clone() for name, tensor in model.state_dict().items()}
+    return run
