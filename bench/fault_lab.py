@@ -20,7 +20,7 @@ sys.path.insert(0, str(ROOT))
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from core.lab import report  # noqa: E402
-from ui import fault_lab as lab  # noqa: E402
+from ui.lab import keys  # noqa: E402
 
 CWRU_DIR = ROOT.parent / "shared" / "data" / "cwru"
 
@@ -29,7 +29,7 @@ def click_and_wait(at: AppTest) -> float:
     """Press "Train and compare" and rerun until the background job has finished; seconds it took."""
     start = time.perf_counter()
     at.button(key="train").click().run()
-    while lab.JOB_KEY in at.session_state:
+    while keys.JOB_KEY in at.session_state:
         time.sleep(0.25)
         at.run()
     return time.perf_counter() - start
@@ -37,7 +37,7 @@ def click_and_wait(at: AppTest) -> float:
 
 def press_train(at: AppTest, label: str) -> None:
     seconds = click_and_wait(at)
-    results = at.session_state[lab.RESULTS_KEY]
+    results = at.session_state[keys.RESULTS_KEY]
     table = report.summary_table(results)
     print(f"\n{label}: {seconds:.1f} s from the click to the verdict ({results['runs'][0]['device']})")
     for _, row in table.iterrows():
@@ -58,7 +58,7 @@ def main() -> None:
     print(
         f"settings: models {at.multiselect(key='models').value}, seeds {at.slider(key='seeds').value}, "
         f"epochs {at.slider(key='epochs').value}, window {at.selectbox(key='win').value}, "
-        f"split {at.radio(key='split').value}"
+        f"windowing {at.radio(key='windowing').value}"
     )
     press_train(at, "synthetic set (default)")
 

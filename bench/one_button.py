@@ -78,7 +78,7 @@ def default_press(trainer: Any = None, seeds: int | None = None) -> tuple[dict[s
 
     import core.lab.backends
     from bench.fault_lab import click_and_wait
-    from ui import fault_lab as lab
+    from ui.lab import keys
 
     original = core.lab.backends.backend
     if trainer is not None:
@@ -92,7 +92,7 @@ def default_press(trainer: Any = None, seeds: int | None = None) -> tuple[dict[s
     finally:
         core.lab.backends.backend = original
     accuracy: dict[str, list[float]] = {}
-    for run in at.session_state[lab.RESULTS_KEY]["runs"]:
+    for run in at.session_state[keys.RESULTS_KEY]["runs"]:
         accuracy.setdefault(run["model"], []).append(100 * run["accuracy"])
     return accuracy, seconds
 

@@ -50,7 +50,7 @@ sys.path.insert(0, str(REPO))
 
 from core.lab import report  # noqa: E402
 from core.lab.data_spec import DataSpec  # noqa: E402
-from core.lab.evaluations.split_comparison import split_comparison_block, split_table  # noqa: E402
+from core.lab.evaluations.windowing_comparison import windowing_comparison_block, windowing_table  # noqa: E402
 from core.lab.experiment.cli import report_text  # noqa: E402
 from core.lab.experiment.plan import Plan, run_plan  # noqa: E402
 from core.lab.experiment.results import build_results  # noqa: E402
@@ -361,11 +361,11 @@ def models_section(
                 facts["A accuracy"] = results["summary"]["A"]["accuracy"]["mean"] if "A" in results["summary"] else None
     for tokens, runs in by_split.items():
         if len(runs) == 2:
-            block = split_comparison_block(
+            block = windowing_comparison_block(
                 {mode: runs[mode]["runs"] for mode in ("time", "random")}, list(runs["time"]["summary"])
             )
             log(f"Split comparison, {tokens} tokens: accuracy % (mean ± sd), leak = random - time in points (95 % CI)")
-            log(report.as_text(split_table(block), index=True))
+            log(report.as_text(windowing_table(block), index=True))
 
 
 def evaluations_section(log: Log, seeds: list[int], config: TrainConfig, saved: dict[str, Any]) -> None:
@@ -413,12 +413,12 @@ def synthetic_section(log: Log, config: TrainConfig, saved: dict[str, Any], fact
 
 
 def fault_lab_default_epochs() -> int | None:
-    """The Fault lab's default epochs (ui/fault_lab.py), or None where the page cannot be imported."""
+    """The Fault lab's default epochs (ui/lab/experiment.py), or None where the page cannot be imported."""
     try:
         import streamlit.logger
 
         streamlit.logger.set_log_level("error")  # no "no runtime" warnings from the page's cache decorators
-        from ui.fault_lab import DEFAULT_EPOCHS
+        from ui.lab.experiment import DEFAULT_EPOCHS
     except Exception:  # the page's module needs streamlit; the benchmark does not
         return None
     return int(DEFAULT_EPOCHS)

@@ -5,16 +5,18 @@ import streamlit as st
 
 from core.lab.explorer import signal_views
 from core.lab.figures import fault_lab as figures
+from core.lab.names import URL_ALIASES
 from core.lab.vibration import DataError
 from core.safe_text import markdown_text
-from ui import fault_lab as lab
 from ui.common import page_intro, show_figure
 from ui.entry import use_app_navigation
-from ui.lab_data import data_section, window_counts
-from ui.lab_results import results_section
-from ui.lab_study import study_section
+from ui.lab import experiment as lab
+from ui.lab.data import data_section, window_counts
+from ui.lab.keys import JOB_KEY, RESULTS_KEY
+from ui.lab.results import results_section
+from ui.lab.study import study_section
 
-use_app_navigation()
+use_app_navigation(old_link_keys=URL_ALIASES)  # links shared before a key was renamed open as they did
 
 page_intro(
     "Fault lab",
@@ -76,7 +78,7 @@ st.header("3 · Experiment")
 settings = lab.experiment_controls(data)
 problem = settings.problem(data)
 try:
-    counts = window_counts(data.uid, data.recordings, settings.window, settings.split)
+    counts = window_counts(data.uid, data.recordings, settings.window, settings.windowing)
 except DataError as error:  # one class, or a class too short for a window in every split
     problem = problem or f"These data cannot be split for training: {error}"
 else:
@@ -97,18 +99,18 @@ else:
 if too_large:
     st.warning(too_large[0])
     st.code(too_large[1], language="bash")
-busy = st.session_state.get(lab.JOB_KEY) is not None
+busy = st.session_state.get(JOB_KEY) is not None
 if st.button("Train and compare", type="primary", disabled=bool(problem or too_large) or busy, key="train"):
     try:
-        st.session_state[lab.JOB_KEY] = lab.start_experiment(data, settings)
+        st.session_state[JOB_KEY] = lab.start_experiment(data, settings)
     except (DataError, ValueError) as error:  # a queue that is full (core.limits.BudgetExceeded) among them
         st.error(markdown_text(error, 2_000))
 # Decided after the button, so the run that starts a job already polls it.
-running = st.session_state.get(lab.JOB_KEY) is not None
+running = st.session_state.get(JOB_KEY) is not None
 st.fragment(lab.progress_panel, run_every=1.0 if running else None)()
 
 # --- 4. Results ------------------------------------------------------------------------------------
-results = st.session_state.get(lab.RESULTS_KEY)
+results = st.session_state.get(RESULTS_KEY)
 if results is not None:
     st.header("4 · Results")
     results_section(results, data)

@@ -85,18 +85,18 @@ def set_tiny(at: AppTest, **overrides) -> None:
 
 def train_to_the_end(at: AppTest, timeout_s: float = 240) -> dict:
     """Press Train and rerun until the background job has finished (AppTest does not drive run_every)."""
-    from ui import fault_lab as lab
+    from ui.lab import keys
 
     at.button(key="train").click().run()
     assert not at.exception, [e.message for e in at.exception]
     deadline = time.time() + timeout_s
-    while lab.JOB_KEY in at.session_state and time.time() < deadline:
+    while keys.JOB_KEY in at.session_state and time.time() < deadline:
         time.sleep(0.3)
         at.run()
         assert not at.exception, [e.message for e in at.exception]
-    assert lab.JOB_KEY not in at.session_state, "the job did not finish in time"
+    assert keys.JOB_KEY not in at.session_state, "the job did not finish in time"
     at.run()
-    return at.session_state[lab.RESULTS_KEY]
+    return at.session_state[keys.RESULTS_KEY]
 
 
 _ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")

@@ -31,9 +31,10 @@ def without_timing(runs: list[dict]) -> list[dict]:
     return [{key: value for key, value in run.items() if key not in TIMING} for run in runs]
 
 
+@pytest.mark.slow
 def test_a_study_on_ray_equals_the_local_study_bit_for_bit(cluster):
     recordings = synthetic_bearing_set(seed=0, duration_s=1.0, classes=("normal", "IR007", "OR007"))
-    config = TrainConfig(model=ModelConfig(patch=16, n_heads=2, n_layers=1), epochs=2)
+    config = TrainConfig(model=ModelConfig(patch=16, heads=2, layers=1), epochs=2)
     settings = dict(models=["A", "B"], seeds=[0], folds=3, window=128, config=config, workers=2)
     local = run_study(StudyPlan(recordings, **settings))
     finished = []
@@ -44,6 +45,7 @@ def test_a_study_on_ray_equals_the_local_study_bit_for_bit(cluster):
     assert sum(type(e).__name__ == "RunFinished" for e in finished) == 6
 
 
+@pytest.mark.slow
 def test_the_experiment_cli_runs_on_ray_with_the_local_numbers(cluster, tmp_path):
     from core.lab.experiment.cli import main
     from core.lab.experiment.results import load_results
@@ -67,6 +69,7 @@ def test_without_ray_the_backend_is_refused_with_the_install_command(monkeypatch
     assert error.count("\n") == 1 and INSTALL in error
 
 
+@pytest.mark.slow
 def test_a_server_pointed_at_a_cluster_trains_there_and_says_so(cluster, monkeypatch):
     from tests.apptest_utils import open_lab, set_tiny, train_to_the_end
 

@@ -21,6 +21,8 @@ import pytest
 from tests import live_server
 from ui.rooms import built_rooms
 
+pytestmark = pytest.mark.slow  # each test drives Chromium against a real server
+
 try:
     from playwright.sync_api import expect
 except ImportError:  # the browser fixture skips, or fails under CI, and says why

@@ -86,7 +86,7 @@ def test_the_cuda_path_through_autograd_computes_the_same_attention_with_the_sam
     from core.lab.models import ModelConfig, build_model
 
     torch.manual_seed(0)
-    model = build_model("B", 64, 3, ModelConfig(patch=8, n_heads=2, n_layers=1, ff_dim=16, dropout=0.2)).train()
+    model = build_model("B", 64, 3, ModelConfig(patch=8, heads=2, layers=1, ff_dim=16, dropout=0.2)).train()
     encoder, attention = model.encoder, model.encoder.layers[0].self_attn
     qkv = torch.randn(4, 8, 24)
     encoder.stream = DropoutStream(11)

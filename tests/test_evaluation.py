@@ -1,4 +1,4 @@
-"""Evaluations beyond one split: exact per-window SNR, the classes cross-load may use, the blocks' numbers
+"""Evaluations beyond one experiment: exact per-window SNR, the classes cross-load may use, the blocks' numbers
 against hand-computed ones, and one tiny plan that runs every evaluation through core.lab.experiment.plan.run_plan."""
 
 import math
@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from core.lab.evaluations import cross_load, d_model_sweep, noise, split_comparison
+from core.lab.evaluations import cross_load, d_model_sweep, noise, windowing_comparison
 from core.lab.experiment.plan import Plan, run_plan
 from core.lab.experiment.results import validate_results
 from core.lab.models import ModelConfig, embedding_models
@@ -140,23 +140,26 @@ def run(model, seed, accuracy, **extra):
     return {"model": model, "seed": seed, "accuracy": accuracy, "f1": accuracy - 0.01, **extra}
 
 
-def test_split_comparison_leak_is_the_paired_random_minus_time_difference():
+def test_windowing_comparison_leak_is_the_paired_random_minus_time_difference_in_points():
     time_runs = [run("A", s, a) for s, a in enumerate((0.90, 0.92, 0.94))]
     random_runs = [run("A", s, a) for s, a in enumerate((0.99, 0.99, 1.00))]
-    block = split_comparison.split_comparison_block({"time": time_runs, "random": random_runs}, ["A"])
-    assert block["modes"] == ["time", "random"]
+    block = windowing_comparison.windowing_comparison_block({"time": time_runs, "random": random_runs}, ["A"])
+    assert block["windowings"] == ["time", "random"]
     assert block["accuracy"]["A"][0]["mean"] == pytest.approx(0.92)
     assert block["accuracy"]["A"][1]["values"] == [0.99, 0.99, 1.00]
     leak = block["leak"]["A"]
-    # differences 0.09, 0.07, 0.06: mean 0.07333, sd 0.01528
-    assert leak["diff_mean"] == pytest.approx(0.22 / 3)
-    sd = math.sqrt(((0.09 - 0.22 / 3) ** 2 + (0.07 - 0.22 / 3) ** 2 + (0.06 - 0.22 / 3) ** 2) / 2)
+    # differences 9, 7 and 6 points: mean 7.333, sd 1.528
+    assert leak["diff_mean"] == pytest.approx(22 / 3)
+    sd = math.sqrt(((9 - 22 / 3) ** 2 + (7 - 22 / 3) ** 2 + (6 - 22 / 3) ** 2) / 2)
     assert leak["diff_sd"] == pytest.approx(sd)
     half = T_975_2DF * sd / math.sqrt(3)
-    assert leak["ci95"] == pytest.approx([0.22 / 3 - half, 0.22 / 3 + half])
-    # the experiment's own split comes first, the leak stays random minus time
-    flipped = split_comparison.split_comparison_block({"random": random_runs, "time": time_runs}, ["A"])
-    assert flipped["modes"] == ["random", "time"] and flipped["leak"]["A"]["diff_mean"] == pytest.approx(0.22 / 3)
+    assert leak["ci95"] == pytest.approx([22 / 3 - half, 22 / 3 + half]) and leak["margin"] == 2.0
+    assert windowing_comparison.windowing_table(block).loc["A", "leak (random - time), points"] == (
+        f"+7.3 ({22 / 3 - half:+.1f} to {22 / 3 + half:+.1f})"
+    )
+    # the experiment's own windowing comes first, the leak stays random minus time
+    flipped = windowing_comparison.windowing_comparison_block({"random": random_runs, "time": time_runs}, ["A"])
+    assert flipped["windowings"] == ["random", "time"] and flipped["leak"]["A"]["diff_mean"] == pytest.approx(22 / 3)
 
 
 def test_noise_block_reads_each_runs_extra_tests():
@@ -191,15 +194,15 @@ def test_embedding_models_are_the_ones_with_a_d_model():
         "B-learned",
         "B-concat",
     ]
-    with pytest.raises(ValueError, match=r"\[18\] do not split into 4 heads"):
-        d_model_sweep.check_d_models([16, 18], n_heads=4)
+    with pytest.raises(ValueError, match=r"heads=4 must divide every d_model of the sweep; \[18\] do not divide"):
+        d_model_sweep.check_d_models([16, 18], heads=4)
 
 
 # --- every evaluation through run_plan, on a tiny synthetic set ------------------------------------------------
 
 
 def tiny_config() -> TrainConfig:
-    return TrainConfig(model=ModelConfig(patch=16, n_heads=2, n_layers=1), epochs=2, threads=1)
+    return TrainConfig(model=ModelConfig(patch=16, heads=2, layers=1), epochs=2, threads=1)
 
 
 @pytest.fixture(scope="module")
@@ -211,7 +214,7 @@ def everything():
     ]
     plan = Plan(
         data=lambda: recordings,
-        windowing={"window": 128},
+        cutting={"window": 128},
         models=["A", "B"],
         seeds=[0, 1],
         config=tiny_config(),
@@ -219,7 +222,7 @@ def everything():
             "train_loads": [0],
             "test_loads": [0, 1],
             "snr_db": [300, -10],
-            "compare_splits": True,
+            "compare_windowings": True,
             "d_models": [16, 32],
         },
         keep_weights=False,
@@ -239,7 +242,7 @@ def everything():
 def test_every_evaluation_lands_in_one_valid_json(everything):
     plan, results, stages, runs = everything
     validate_results(results)
-    assert stages == ["main", "random split", "d_model 32"]
+    assert stages == ["main", "random windowing", "d_model 32"]
     assert len(runs) == plan.run_count() == 2 * (2 + 2 + 1)
     assert [(r["model"], r["seed"]) for r in results["runs"]] == [("A", 0), ("B", 0), ("A", 1), ("B", 1)]
     assert results["class_names"] == ["IR007", "OR007"]  # normal is missing at 1 HP
@@ -248,7 +251,7 @@ def test_every_evaluation_lands_in_one_valid_json(everything):
         "train_loads": [0],
         "test_loads": [0, 1],
         "snr_db": [300.0, -10.0],
-        "compare_splits": True,
+        "compare_windowings": True,
         "d_models": [16, 32],
         "pe_scales": None,  # registered, off
     }
@@ -261,7 +264,7 @@ def test_the_blocks_agree_with_the_runs_they_come_from(everything):
         clean = results["summary"][model]["accuracy"]["mean"]
         # the train load tested on itself is the experiment's own test block
         assert results["cross_load"]["accuracy"][model][0][0]["mean"] == pytest.approx(clean)
-        assert results["split_comparison"]["accuracy"][model][0]["mean"] == pytest.approx(clean)
+        assert results["windowing_comparison"]["accuracy"][model][0]["mean"] == pytest.approx(clean)
         # at 300 dB the noise is 1e-15 of the signal: not one prediction changes
         assert results["noise"]["accuracy"][model][0]["mean"] == pytest.approx(clean)
     assert results["d_model_sweep"]["models"] == ["B"]
@@ -278,12 +281,18 @@ def test_plans_refuse_evaluations_they_cannot_run(small_windows):
     with pytest.raises(ValueError, match="give the plan the recordings"):
         run_plan(
             Plan(
-                data=small_windows, models=["A"], seeds=[0], config=tiny_config(), evaluations={"compare_splits": True}
+                data=small_windows,
+                models=["A"],
+                seeds=[0],
+                config=tiny_config(),
+                evaluations={"compare_windowings": True},
             )
         )
     with pytest.raises(ValueError, match="needs an embedding model"):
         Plan(data=small_windows, models=["A", "CNN"], seeds=[0], evaluations={"d_models": [16, 32]})
     with pytest.raises(ValueError, match=r"unknown evaluation settings \['snr'\]"):
         Plan(data=small_windows, models=["A"], seeds=[0], evaluations={"snr": [0]})
-    with pytest.raises(ValueError, match="windowing takes"):
-        Plan(data=small_windows, models=["A"], seeds=[0], windowing={"size": 128})
+    with pytest.raises(ValueError, match=r"cutting takes .* got unknown \['size'\]"):
+        Plan(data=small_windows, models=["A"], seeds=[0], cutting={"size": 128})
+    with pytest.raises(ValueError, match="give cutting, or its old name windowing, not both"):
+        Plan(data=small_windows, models=["A"], seeds=[0], cutting={"window": 128}, windowing={"window": 128})

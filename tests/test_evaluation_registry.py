@@ -83,10 +83,10 @@ def dummy_registered(tmp_path):
 
 def test_a_registered_evaluation_runs_validates_and_reports(dummy_registered):
     recordings = synthetic_bearing_set(seed=0, duration_s=1.0, classes=("normal", "IR007", "OR007"))
-    config = TrainConfig(model=ModelConfig(patch=16, n_heads=2, n_layers=1), epochs=1, threads=1)
+    config = TrainConfig(model=ModelConfig(patch=16, heads=2, layers=1), epochs=1, threads=1)
     plan = Plan(
         data=recordings,
-        windowing={"window": 128},
+        cutting={"window": 128},
         models=["A", "B"],
         seeds=[0],
         config=config,

@@ -32,7 +32,7 @@ def test_a_tiny_synthetic_run_writes_schema_valid_json(tmp_path, capsys):
     assert all(run["epochs"] <= 2 for run in results["runs"])
     config = results["config"]
     assert config["data"]["dataset"] == "synthetic" and config["data"]["window"] == 256
-    assert config["data"]["split_mode"] == "time" and config["data"]["shares"] == [0.7, 0.2, 0.1]
+    assert config["data"]["windowing"] == "time" and config["data"]["shares"] == [0.7, 0.2, 0.1]
     assert config["train"]["model"]["tokens"] == "fft" and config["train"]["epochs"] == 2
     assert config["seeds"] == [0, 1]
     assert len(results["class_names"]) == 10
@@ -92,7 +92,7 @@ def test_one_epoch_on_cwru_0hp(tmp_path):
     assert code == 0
     results = load_results(out)
     assert results["class_names"][0] == "normal" and len(results["class_names"]) == 10
-    # 0 HP, 1024-sample windows, time split: about 10 test windows per class
+    # 0 HP, 1024-sample windows, time windowing: about 10 test windows per class
     assert 90 <= sum(map(sum, results["runs"][0]["confusion_matrix"])) <= 120
 
 
@@ -102,8 +102,8 @@ def test_every_evaluation_from_the_command_line_with_the_snr_written_with_an_equ
         [
             *(
                 "--duration 1.0 --loads 0 --models A,B --seeds 0 --epochs 1 --window 128 --patch "
-                "16 --heads 2 --layers 1 --threads 1 --split time,random --train-loads 0 "
-                "--test-loads 1 --snr=-4,0,4,8 --d-model 16,32 --out"
+                "16 --heads 2 --layers 1 --threads 1 --windowing time,random --train-loads 0 "
+                "--test-loads 1 --snr=-4,0,4,8 --d-model-sweep 16,32 --out"
             ).split(),
             str(out),
         ]
@@ -113,12 +113,12 @@ def test_every_evaluation_from_the_command_line_with_the_snr_written_with_an_equ
     assert results["noise"]["snr_db"] == [-4.0, 0.0, 4.0, 8.0]
     assert results["cross_load"]["train_loads"] == [0] and results["cross_load"]["test_loads"] == [1]
     assert results["config"]["data"]["loads"] == [0, 1]  # the cross-load loads are the ones read
-    assert results["split_comparison"]["modes"] == ["time", "random"]
+    assert results["windowing_comparison"]["windowings"] == ["time", "random"]
     assert results["d_model_sweep"]["d_models"] == [16, 32]
     printed = capsys.readouterr().out
-    for heading in ("Split comparison", "Cross-load accuracy % on 10 classes", "white noise", "d_model sweep"):
+    for heading in ("Windowing comparison", "Cross-load accuracy % on 10 classes", "white noise", "d_model sweep"):
         assert heading in printed
-    assert "[random split]" in printed and "[d_model 32]" in printed
+    assert "[random windowing]" in printed and "[d_model 32]" in printed
 
 
 def test_the_command_line_of_a_results_config_reproduces_its_settings(tmp_path):
@@ -128,8 +128,8 @@ def test_the_command_line_of_a_results_config_reproduces_its_settings(tmp_path):
             "--duration 1.0 --models A,B --seeds 3 --epochs 1 --window 128 --stride 96 "
             "--patch 16 --heads 2 --layers 1 --ff-dim 24 --dropout 0.05 --pe-scale 0.5 "
             "--embed-scale --threads 1 --lr 0.0025 --lr-schedule cosine --patience 3 --shares "
-            "0.6,0.2,0.2 --data-seed 4 --split-seed 7 --split random,time --train-loads 1 "
-            "--test-loads 0,1 --snr=-2.5,6 --d-model 16,32 --quiet --out"
+            "0.6,0.2,0.2 --data-seed 4 --split-seed 7 --windowing random,time --train-loads 1 "
+            "--test-loads 0,1 --snr=-2.5,6 --d-model-sweep 16,32 --quiet --out"
         ).split(),
         str(out),
     ]
@@ -137,12 +137,13 @@ def test_the_command_line_of_a_results_config_reproduces_its_settings(tmp_path):
     config = load_results(out)["config"]
     command = command_line(config)
     assert command.startswith("python -m core.experiment ") and "--snr=-2.5,6" in command
+    assert "--windowing random,time" in command and "--d-model-sweep 16,32" in command and "--split " not in command
     args = build_parser().parse_args(shlex.split(command)[3:])
     plan = make_plan(args)
     assert plan.config.to_dict() == config["train"]
     assert (plan.models, plan.seeds, plan.metric) == (config["models"], config["seeds"], config["metric"])
     assert plan.evaluations == config["evaluations"]
-    assert plan.windowing == {"window": 128, "stride": 96, "split": (0.6, 0.2, 0.2), "mode": "random", "seed": 7}
+    assert plan.cutting == {"window": 128, "stride": 96, "shares": (0.6, 0.2, 0.2), "windowing": "random", "seed": 7}
     for key, value in plan.data_settings.items():
         assert config["data"][key] == value, key
 
@@ -214,7 +215,7 @@ def test_a_cli_run_and_its_reproducing_command_give_the_same_summary(tmp_path):
     first = tmp_path / "first.json"
     argv = (
         "--duration 1.0 --loads 0,1 --models A,B-noPE --seeds 0,1 --epochs 2 --window 128 "
-        "--patch 16 --heads 2 --layers 1 --threads 1 --workers 1 --split time,random "
+        "--patch 16 --heads 2 --layers 1 --threads 1 --workers 1 --windowing time,random "
         "--snr=-3 --train-loads 0 --test-loads 1 --quiet"
     ).split()
     assert main([*argv, "--out", str(first)]) == 0
@@ -226,6 +227,6 @@ def test_a_cli_run_and_its_reproducing_command_give_the_same_summary(tmp_path):
     assert main([*words[3:], "--quiet", "--out", str(second)]) == 0
     again = load_results(second)
     assert again["summary"] == results["summary"] and again["paired"] == results["paired"]
-    for block in ("split_comparison", "noise", "cross_load"):
+    for block in ("windowing_comparison", "noise", "cross_load"):
         assert again[block] == results[block], block
     assert command_line(again["config"]) == command

@@ -50,6 +50,7 @@ def test_a_foreign_probe_or_flag_set_is_named_even_when_torch_and_the_capability
 
 
 @pytest.mark.skipif(not torch.backends.mkl.is_available(), reason="torch here is built without MKL")
+@pytest.mark.slow
 def test_the_probe_tells_apart_two_kernel_paths_that_report_the_same_capability():
     # MKL's conditional-reproducibility switch picks other product kernels while torch still reports the same
     # capability: what separates an Intel from an AMD machine, which the capability alone did not.

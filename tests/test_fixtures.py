@@ -31,6 +31,7 @@ def rerun(name: str) -> dict:
     return make_fixtures.run_plan_argv(make_fixtures.PLANS[name])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(make_fixtures.PLANS))
 def test_a_fixed_plan_gives_the_stored_json_bit_for_bit(name):
     stored = stored_fixture(name)
@@ -42,6 +43,7 @@ def test_a_fixed_plan_gives_the_stored_json_bit_for_bit(name):
     assert difference is None, f"{name} differs from its fixture at {difference}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(make_fixtures.PLANS))
 def test_a_fixed_plan_gives_the_stored_json_within_tolerance_on_any_machine(name):
     stored, results = stored_fixture(name)["results"], rerun(name)

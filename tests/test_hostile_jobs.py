@@ -109,7 +109,7 @@ def test_jobs_whose_page_stopped_asking_are_cancelled_and_free_their_place(queue
 def test_a_page_job_that_is_asked_about_trains_the_numbers_of_the_plan_run_alone(monkeypatch):
     # bit for bit: the job's extra check before every batch must change nothing of the training itself
     windows = make_windows(synthetic_bearing_set(seed=0, duration_s=0.5, classes=("normal", "IR007")), window=128)
-    config = TrainConfig(model=ModelConfig(patch=16, n_heads=2, n_layers=1), epochs=2)
+    config = TrainConfig(model=ModelConfig(patch=16, heads=2, layers=1), epochs=2)
     plan = dict(data=windows, models=["A", "B"], seeds=[0], config=config, keep_weights=False)
     alone = plans.run_plan(plans.Plan(**plan))
     job = jobs.start(plans.Plan(**plan, workers=2), owner="tab")

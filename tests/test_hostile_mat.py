@@ -24,7 +24,7 @@ from core.lab.vibration.matlab import inspect_mat, read_mat_variable
 from core.lab.vibration.types import DataError
 from core.limits import BudgetExceeded
 from tests.apptest_utils import ROOT
-from ui import fault_lab as lab
+from ui.lab import keys
 
 CWRU_DIR = Path(__file__).resolve().parents[2] / "shared" / "data" / "cwru"
 HEADER = b"MATLAB 5.0 MAT-file, written by a test".ljust(116) + bytes(8) + struct.pack("<H", 0x0100) + b"IM"
@@ -332,12 +332,12 @@ def test_flipped_cut_or_rewritten_valid_files_load_or_are_refused_in_one_line(se
 def test_the_fault_lab_refuses_the_bomb_in_one_line_and_keeps_the_current_data(bomb):
     at = AppTest.from_file(str(ROOT / "pages" / "fault_lab.py"), default_timeout=60)
     at.run()
-    before = at.session_state[lab.DATA_KEY]
+    before = at.session_state[keys.DATA_KEY]
     at.radio(key="src").set_value("csv").run()
     at.file_uploader(key="csv_files").set_value(("bomb.mat", bomb, "application/octet-stream")).run()
     at.button(key="load_csv").click().run()
     assert not at.exception
     (error,) = [e.value for e in at.error]
     assert error.startswith("bomb.mat") and "expands to more than 64 MB" in error and "\n" not in error
-    assert at.session_state[lab.DATA_KEY] is before
+    assert at.session_state[keys.DATA_KEY] is before
     assert "**Current data:** the built-in synthetic set" in " ".join(m.value for m in at.markdown)

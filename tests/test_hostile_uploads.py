@@ -2,7 +2,7 @@
 before anything is read), CSV values near the float limit, random and mangled files (read or refused with one
 line, never another exception), and refused data that must not stay in the session.
 
-The page tests run the Fault lab's data section alone (ui.lab_data.data_section, which owns the uploaders):
+The page tests run the Fault lab's data section alone (ui.lab.data.data_section, which owns the uploaders):
 the same widgets as the page, without the page's charts."""
 
 from __future__ import annotations
@@ -24,10 +24,11 @@ from core.lab.vibration.csv_reader import MAX_UPLOAD_BYTES, read_vibration_csv
 from core.lab.vibration.health import check_signal
 from core.limits import BudgetExceeded
 from tests.apptest_utils import ROOT, errors
-from ui import lab_data, lab_files
+from ui.lab import files as lab_files
+from ui.lab import keys
 
 DATA_SECTION = """
-from ui.lab_data import data_section
+from ui.lab.data import data_section
 data_section()
 """
 UPLOADERS = {  # source -> (uploader key, Load button key)
@@ -65,7 +66,7 @@ def test_a_selection_over_the_session_budget_is_refused_in_one_line_and_nothing_
     monkeypatch.setattr(lab_files, "inspections", _never)
     monkeypatch.setattr(lab_files, "digest", _never)
     at = open_data_section(source)
-    before = at.session_state[lab_data.DATA_KEY]
+    before = at.session_state[keys.DATA_KEY]
 
     selection(at, source, {f"{name}.mat": b"0.5\n" * 200_000 for name in ("105", "118", "130")})  # 3 x 0.8 MB
 
@@ -74,15 +75,15 @@ def test_a_selection_over_the_session_budget_is_refused_in_one_line_and_nothing_
         "The total of the 3 selected files is 2.4 MB, over the limit of 2 MB. Remove some files, or load them in parts."
     ]
     assert at.button(key=UPLOADERS[source][1]).disabled
-    assert at.session_state[lab_data.DATA_KEY] is before
-    assert lab_files.DIGESTS_KEY not in at.session_state
+    assert at.session_state[keys.DATA_KEY] is before
+    assert keys.DIGESTS_KEY not in at.session_state
 
 
 def test_a_file_over_the_per_file_budget_is_refused_by_name(monkeypatch):
     monkeypatch.setattr(limits, "MAX_UPLOAD_FILE_BYTES", 1_000)
     monkeypatch.setattr(lab_files, "inspections", _never)
     at = open_data_section("csv")
-    before = at.session_state[lab_data.DATA_KEY]
+    before = at.session_state[keys.DATA_KEY]
 
     selection(at, "csv", {"normal.csv": b"0.5\n" * 100, "IR007_long.csv": b"0.25\n" * 1_000})
 
@@ -90,7 +91,7 @@ def test_a_file_over_the_per_file_budget_is_refused_by_name(monkeypatch):
         "IR007_long.csv is 0.0 MB, over the limit of 0 MB. Upload a shorter excerpt (a few seconds per class "
         "is enough), or split it into parts."
     ]
-    assert at.button(key="load_csv").disabled and at.session_state[lab_data.DATA_KEY] is before
+    assert at.button(key="load_csv").disabled and at.session_state[keys.DATA_KEY] is before
 
 
 def test_the_budget_check_looks_at_sizes_only_and_refuses_count_file_and_total_in_that_order(monkeypatch):
@@ -140,7 +141,7 @@ def _session_values(at: AppTest) -> list:
 
 def test_a_refused_flat_upload_keeps_no_recording_in_the_session_and_the_data_stays():
     at = open_data_section("csv")
-    before = at.session_state[lab_data.DATA_KEY]
+    before = at.session_state[keys.DATA_KEY]
     flat = "s1,s2\n" + "0.0,0.0\n" * 7_777
 
     selection(at, "csv", {"dead_load0.csv": flat.encode()})
@@ -151,7 +152,7 @@ def test_a_refused_flat_upload_keeps_no_recording_in_the_session_and_the_data_st
         "Not loaded: dead_load0.csv, channel s1 is flat (constant, about 1 distinct values per window): a dead or "
         "disconnected sensor; it is not trained on."
     ]
-    assert at.session_state[lab_data.DATA_KEY] is before
+    assert at.session_state[keys.DATA_KEY] is before
     held = [x for value in _session_values(at) for x in _held(value)]
     assert not [x for x in held if isinstance(x, np.ndarray) and x.size == 7_777]
     assert not [x for x in held if isinstance(x, (bytes, bytearray)) and len(x) > 1_000]
@@ -171,11 +172,11 @@ def test_after_load_the_session_holds_the_recordings_and_none_of_the_uploaded_by
     at.button(key="load_csv").click().run()
 
     assert not errors(at), errors(at)
-    data = at.session_state[lab_data.DATA_KEY]
+    data = at.session_state[keys.DATA_KEY]
     assert data.labels == ["normal", "IR007"] and [r.signal.size for r in data.recordings] == [6_001, 6_001]
     held = [x for value in _session_values(at) for x in _held(value)]
     assert not [x for x in held if isinstance(x, (bytes, bytearray)) and len(x) > 1_000]
-    assert set(at.session_state[lab_files.DIGESTS_KEY].values()) == {ref.sha256 for ref in data.spec.files}
+    assert set(at.session_state[keys.DIGESTS_KEY].values()) == {ref.sha256 for ref in data.spec.files}
 
 
 def test_a_file_already_inspected_is_not_read_again_when_another_is_added(monkeypatch):

@@ -46,7 +46,7 @@ def stop_leftover_jobs(monkeypatch):
 
 
 def tiny_config(**overrides) -> TrainConfig:
-    return TrainConfig(**{"model": ModelConfig(patch=16, n_heads=2, n_layers=1), "epochs": 2, **overrides})
+    return TrainConfig(**{"model": ModelConfig(patch=16, heads=2, layers=1), "epochs": 2, **overrides})
 
 
 def endless_config() -> TrainConfig:
@@ -151,7 +151,7 @@ def test_a_failing_job_reports_why_and_the_worker_runs_the_next(windows):
 
     failing = jobs.start(plans.Plan(data=broken_data, models=["A"], seeds=[0], config=tiny_config()))
     bad_heads = jobs.start(
-        plans.Plan(data=windows, models=["A"], seeds=[0], config=tiny_config(model=ModelConfig(patch=16, n_heads=3)))
+        plans.Plan(data=windows, models=["A"], seeds=[0], config=tiny_config(model=ModelConfig(patch=16, heads=3)))
     )
     after = jobs.start(plans.Plan(data=windows, models=["A"], seeds=[0], config=tiny_config(epochs=1)))
     assert after.wait(WAIT_S)
@@ -188,12 +188,12 @@ def test_a_job_with_evaluations_counts_their_runs_but_lists_only_the_experiments
     status = job.status()
     assert status.state == "done", status.error
     assert (status.run_index, status.n_runs) == (5, 5)
-    assert status.stage == "d_model 32" and stages <= {None, "main", "random split", "d_model 32"}
+    assert status.stage == "d_model 32" and stages <= {None, "main", "random windowing", "d_model 32"}
     assert [run["model"] for run in status.runs] == ["A", "B"]
     assert set(job.weights()) == {"A/seed0", "B/seed0"}
     results = job.result()
     validate_results(results)
-    assert {"split_comparison", "noise", "d_model_sweep"} <= set(results)
+    assert {"windowing_comparison", "noise", "d_model_sweep"} <= set(results)
 
 
 # --- runs side by side -----------------------------------------------------------------------------------

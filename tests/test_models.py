@@ -15,7 +15,7 @@ TOKENS = WINDOW // PATCH
 
 
 def small_config(**overrides) -> ModelConfig:
-    settings = dict(patch=PATCH, n_heads=2, n_layers=1, ff_dim=FF, dropout=0.1)
+    settings = dict(patch=PATCH, heads=2, layers=1, ff_dim=FF, dropout=0.1)
     return ModelConfig(**{**settings, **overrides})
 
 
@@ -108,10 +108,10 @@ def test_token_count_and_clear_errors_for_windows_that_do_not_cut():
 
 
 def test_heads_must_divide_the_width_with_a_clear_error():
-    with pytest.raises(ValueError, match=r"n_heads=3 must divide d_model=8.*\[1, 2, 4, 8\]"):
-        build_model("A", WINDOW, CLASSES, small_config(n_heads=3))
-    with pytest.raises(ValueError, match="n_heads=3 must divide d_model=16"):
-        build_model("B", WINDOW, CLASSES, small_config(n_heads=3, d_model=16))
+    with pytest.raises(ValueError, match=r"heads=3 must divide d_model=8.*\[1, 2, 4, 8\]"):
+        build_model("A", WINDOW, CLASSES, small_config(heads=3))
+    with pytest.raises(ValueError, match="heads=3 must divide d_model=16"):
+        build_model("B", WINDOW, CLASSES, small_config(heads=3, d_model=16))
 
 
 def test_unknown_model_and_too_few_classes_are_refused():
@@ -209,7 +209,7 @@ def torch_encoder_with_the_same_weights(model: torch.nn.Module) -> torch.nn.Tran
 @pytest.mark.parametrize("model_name", ["A", "B", "B-concat"])
 def test_the_seeded_encoder_computes_what_torchs_encoder_computes(model_name):
     torch.manual_seed(0)
-    model = build_model(model_name, WINDOW, CLASSES, small_config(n_layers=2))
+    model = build_model(model_name, WINDOW, CLASSES, small_config(layers=2))
     reference = torch_encoder_with_the_same_weights(model)
     h = torch.randn(5, TOKENS, model.head.in_features)
     model.eval(), reference.eval()
@@ -248,7 +248,7 @@ def test_a_dropout_stream_repeats_its_seed_and_no_other():
 
 def test_the_models_masks_come_from_its_stream_not_torchs_global_generator():
     torch.manual_seed(0)
-    model = build_model("B", WINDOW, CLASSES, small_config(n_layers=2)).train()
+    model = build_model("B", WINDOW, CLASSES, small_config(layers=2)).train()
     x = torch.randn(4, WINDOW)
     outputs = []
     for global_seed in (1, 2):

@@ -14,6 +14,7 @@ import pytest
 import torch
 from streamlit.testing.v1 import AppTest
 
+from core.lab.data_spec import DataSpec
 from core.lab.experiment import results as results_json
 from core.lab.models import ModelConfig, check_model_settings
 from core.lab.vibration import example_csv
@@ -27,8 +28,9 @@ from tests.apptest_utils import (
     trace_array,
     train_to_the_end,
 )
-from ui import fault_lab as lab
-from ui import lab_data
+from ui.lab import experiment as lab
+from ui.lab import keys
+from ui.lab.data import LoadedData
 
 CWRU_DIR = ROOT.parent / "shared" / "data" / "cwru"
 
@@ -50,13 +52,13 @@ def test_defaults_show_the_synthetic_data_and_its_signals():
     waveform = trace_array(charts[0]["data"][0], "y")
     assert waveform.size == 3000  # the first 0.25 s at 12 kHz
     envelope = charts[2]
-    normal = at.session_state[lab.DATA_KEY].recordings[0]
+    normal = at.session_state[keys.DATA_KEY].recordings[0]
     assert normal.label == "normal"
     assert [s["x0"] for s in envelope["layout"]["shapes"]] == pytest.approx([normal.meta["rpm"] / 60])  # shaft only
     counts = charts[3]["data"]
     assert [trace["name"] for trace in counts] == ["train", "val", "test"]
     assert at.multiselect(key="models").value == ["A", "B"]
-    assert at.radio(key="split").value == "time"
+    assert at.radio(key="windowing").value == "time"
     assert at.slider(key="seeds").value == 3
     assert at.slider(key="epochs").value == 40  # the CLI's default: at 8 the synthetic set's B had not converged
     assert not any("may not have converged" in caption.value for caption in at.caption)
@@ -80,7 +82,7 @@ def test_explorer_marks_the_fault_rate_of_the_chosen_class():
     at.selectbox(key="explore_class").set_value("OR014").run()
     shapes = figures(at)[2]["layout"]["shapes"]
     bpfo = [s["x0"] for s in shapes][1]
-    assert bpfo / (at.session_state[lab.DATA_KEY].recordings[8].meta["rpm"] / 60) == pytest.approx(3.5848)
+    assert bpfo / (at.session_state[keys.DATA_KEY].recordings[8].meta["rpm"] / 60) == pytest.approx(3.5848)
 
 
 def test_the_page_job_trains_side_by_side_with_one_torch_thread_per_run(monkeypatch):
@@ -98,7 +100,7 @@ def test_the_page_job_trains_side_by_side_with_one_torch_thread_per_run(monkeypa
 
 def test_a_tiny_run_ends_with_the_metrics_table_and_the_verdict(trained):
     at = trained
-    results = at.session_state[lab.RESULTS_KEY]
+    results = at.session_state[keys.RESULTS_KEY]
     results_json.validate_results(results)
     assert [(run["model"], run["seed"]) for run in results["runs"]] == [("A", 0), ("B", 0), ("A", 1), ("B", 1)]
     table = next(frame.value for frame in at.dataframe if "accuracy %" in frame.value.columns)
@@ -111,10 +113,10 @@ def test_a_tiny_run_ends_with_the_metrics_table_and_the_verdict(trained):
     assert "seeds on one split" in results["verdict"] and "within the spread" not in results["verdict"]
     labels = [button.label for button in at.get("download_button")]
     assert {"Results (JSON)", "Runs (CSV)", "Trained weights (torch)"} <= set(labels)
-    weights = torch.load(io.BytesIO(at.session_state[lab.WEIGHTS_KEY]), weights_only=True)
+    weights = torch.load(io.BytesIO(at.session_state[keys.WEIGHTS_KEY]), weights_only=True)
     assert sorted(weights) == ["A/seed0", "A/seed1", "B/seed0", "B/seed1"]
     assert all(isinstance(tensor, torch.Tensor) for tensor in weights["B/seed1"].values())
-    assert results["config"]["data"]["split_mode"] == "time" and results["config"]["data"]["window"] == 256
+    assert results["config"]["data"]["windowing"] == "time" and results["config"]["data"]["window"] == 256
 
 
 @pytest.mark.parametrize(
@@ -129,16 +131,16 @@ def test_a_tiny_run_ends_with_the_metrics_table_and_the_verdict(trained):
 )
 def test_bad_uploads_show_an_error_and_keep_data_and_results(trained, name, content, message):
     at = trained
-    before_data = at.session_state[lab.DATA_KEY]
-    before_results = at.session_state[lab.RESULTS_KEY]
+    before_data = at.session_state[keys.DATA_KEY]
+    before_results = at.session_state[keys.RESULTS_KEY]
     at.radio(key="src").set_value("csv").run()
     at.file_uploader(key="csv_files").set_value((name, content, "text/csv")).run()
     at.button(key="load_csv").click().run()
     assert not at.exception
     shown = errors(at)
     assert shown and name in shown[0] and message.lower() in shown[0].lower(), shown
-    assert at.session_state[lab.DATA_KEY] is before_data
-    assert at.session_state[lab.RESULTS_KEY] is before_results
+    assert at.session_state[keys.DATA_KEY] is before_data
+    assert at.session_state[keys.RESULTS_KEY] is before_results
     assert before_results["verdict"] in [info.value for info in at.info]  # the results are still on the page
 
 
@@ -147,7 +149,7 @@ def test_one_class_upload_is_refused_when_training_starts():
     one_class = "signal\n" + "\n".join(f"{np.sin(i / 3):.5f}" for i in range(30_000))
     at.file_uploader(key="csv_files").set_value(("normal.csv", one_class.encode(), "text/csv")).run()
     at.button(key="load_csv").click().run()
-    assert at.session_state[lab.DATA_KEY].labels == ["normal"]
+    assert at.session_state[keys.DATA_KEY].labels == ["normal"]
     assert any("two classes" in e for e in errors(at)), errors(at)
     assert at.button(key="train").disabled
 
@@ -157,7 +159,7 @@ def test_csv_upload_happy_path_trains():
     at.file_uploader(key="csv_files").set_value(("example.csv", example_csv(), "text/csv")).run()
     at.button(key="load_csv").click().run()
     assert not errors(at)
-    data = at.session_state[lab.DATA_KEY]
+    data = at.session_state[keys.DATA_KEY]
     assert data.source == "csv" and data.labels == ["normal", "IR007", "OR007"]
     set_tiny(at, seeds=1)
     at.multiselect(key="models").set_value(["A"]).run()
@@ -170,7 +172,7 @@ def test_stop_during_training_keeps_the_page_alive():
     at = open_lab()
     set_tiny(at, epochs=50, seeds=5, win=1024)
     at.button(key="train").click().run()
-    job = at.session_state[lab.JOB_KEY]
+    job = at.session_state[keys.JOB_KEY]
     deadline = time.time() + 60
     while job.status().state != "running" and time.time() < deadline:
         time.sleep(0.1)
@@ -180,28 +182,35 @@ def test_stop_during_training_keeps_the_page_alive():
     assert job.status().state == "stopped"
     at.run()
     assert not at.exception
-    assert lab.JOB_KEY not in at.session_state
+    assert keys.JOB_KEY not in at.session_state
     assert any("Stopped" in s.value for s in at.success)
 
 
 def test_results_survive_switching_pages(trained):
     at = trained
-    results = at.session_state[lab.RESULTS_KEY]
+    results = at.session_state[keys.RESULTS_KEY]
     at.switch_page("pages/wavelengths.py").run()
     assert not at.exception
     at.switch_page("pages/fault_lab.py").run()
     assert not at.exception
-    assert at.session_state[lab.RESULTS_KEY] is results
+    assert at.session_state[keys.RESULTS_KEY] is results
     assert results["verdict"] in [info.value for info in at.info]
 
 
 def test_deep_link_restores_the_experiment_controls():
     at = open_lab(
-        {"models": ["A", "B-noPE", "CNN"], "tok": "fft", "split": "random", "win": "512", "heads": "2", "seeds": "2"}
+        {
+            "models": ["A", "B-noPE", "CNN"],
+            "tok": "fft",
+            "windowing": "random",
+            "win": "512",
+            "heads": "2",
+            "seeds": "2",
+        }
     )
     assert at.multiselect(key="models").value == ["A", "B-noPE", "CNN"]
     assert at.radio(key="tok").value == "fft"
-    assert at.radio(key="split").value == "random"
+    assert at.radio(key="windowing").value == "random"
     assert any("leaks" in w.value for w in at.warning)
     assert at.selectbox(key="win").value == 512
     assert at.selectbox(key="heads").value == 2
@@ -210,9 +219,9 @@ def test_deep_link_restores_the_experiment_controls():
 
 def test_plan_problems_are_named_in_core_words_before_training():
     def problem(models, window, patch, d_model, heads):
-        return lab.LabSettings(
-            models=tuple(models), window=window, patch=patch, d_model=d_model, n_heads=heads
-        ).problem(lab.LoadedData([], lab_data.DataSpec()))
+        return lab.LabSettings(models=tuple(models), window=window, patch=patch, d_model=d_model, heads=heads).problem(
+            LoadedData(recordings=[], spec=DataSpec())
+        )
 
     assert problem([], 1024, 32, None, 4) == "Choose at least one model."
     assert "do not cut into patches of 32" in problem(["A"], 1000, 32, None, 4)
@@ -220,7 +229,7 @@ def test_plan_problems_are_named_in_core_words_before_training():
     assert problem(["A", "B", "CNN"], 1024, 32, 64, 4) is None
     assert problem(["CNN"], 1024, 32, None, 3) is None  # the CNN has no heads
     with pytest.raises(ValueError, match="must divide d_model=12"):  # the same rule guards the CLI's models
-        check_model_settings(["B"], 1024, ModelConfig(d_model=12, n_heads=8))
+        check_model_settings(["B"], 1024, ModelConfig(d_model=12, heads=8))
 
 
 def test_cwru_folder_happy_path():
@@ -230,7 +239,7 @@ def test_cwru_folder_happy_path():
     at.text_input(key="cwru_dir").set_value(str(CWRU_DIR)).run()
     at.button(key="load_cwru").click().run()
     assert not errors(at), errors(at)
-    data = at.session_state[lab.DATA_KEY]
+    data = at.session_state[keys.DATA_KEY]
     assert data.source == "cwru" and len(data.labels) == 10
     assert {r.sample_rate for r in data.recordings} == {12000.0}
     at.selectbox(key="explore_class").set_value("IR007").run()
@@ -256,7 +265,7 @@ def test_cwru_uploaded_mat_files():
     at.file_uploader(key="cwru_files").set_value(uploads).run()
     at.button(key="load_cwru_files").click().run()
     assert not errors(at), errors(at)
-    data = at.session_state[lab.DATA_KEY]
+    data = at.session_state[keys.DATA_KEY]
     assert data.labels == ["normal", "OR007"]
     assert data.recordings[0].meta["resampling"]  # 97.mat: 48 kHz brought down to 12 kHz
     assert any("Not uploaded" in c.value for c in at.caption)
@@ -264,7 +273,7 @@ def test_cwru_uploaded_mat_files():
 
 def test_cwru_upload_of_a_renamed_file_is_refused_and_keeps_the_data():
     at = open_lab({"src": "cwru"})
-    before = at.session_state[lab.DATA_KEY]
+    before = at.session_state[keys.DATA_KEY]
     at.radio(key="cwru_from").set_value("uploaded .mat files").run()
     at.file_uploader(key="cwru_files").set_value(
         ("105.mat", b"not a mat file at all", "application/octet-stream")
@@ -272,26 +281,35 @@ def test_cwru_upload_of_a_renamed_file_is_refused_and_keeps_the_data():
     at.button(key="load_cwru_files").click().run()
     assert not at.exception
     assert errors(at) and "105.mat" in errors(at)[0]
-    assert at.session_state[lab.DATA_KEY] is before
+    assert at.session_state[keys.DATA_KEY] is before
 
 
-def test_evaluations_beyond_one_split_show_their_tables_and_the_cli_command():
+def test_a_link_with_the_old_keys_opens_with_their_values_under_the_new_keys():
+    at = open_lab({"split": "random", "cmp": "true", "dloads": ["0", "1"], "trl": "0", "dms": ["16", "32"]})
+    assert at.radio(key="windowing").value == "random"
+    assert at.checkbox(key="compare_windowings").value is True
+    assert at.multiselect(key="train_loads").value == [0]
+    assert at.multiselect(key="d_model_sweep").value == [16, 32]
+    assert not {"split", "cmp", "trl", "dms"} & set(at.query_params)  # the old keys left the link
+
+
+def test_evaluations_beyond_one_experiment_show_their_tables_and_the_cli_command():
     query = {
         "dloads": ["0", "1"],
-        "cmp": "true",
+        "compare_windowings": "true",
         "snr": ["0", "8"],
-        "trl": "0",
-        "tel": ["1"],
-        "dms": ["16", "32"],
-        "pes": ["0.0", "1.0"],
+        "train_loads": "0",
+        "test_loads": ["1"],
+        "d_model_sweep": ["16", "32"],
+        "pe_scale_sweep": ["0.0", "1.0"],
     }
     at = open_lab(query)
-    assert at.session_state[lab.DATA_KEY].loads == [0, 1]  # the shared link's synthetic loads were loaded
+    assert at.session_state[keys.DATA_KEY].loads == [0, 1]  # the shared link's synthetic loads were loaded
     set_tiny(at)
     results = train_to_the_end(at)
-    assert {"split_comparison", "noise", "cross_load", "d_model_sweep"} <= set(results)
+    assert {"windowing_comparison", "noise", "cross_load", "d_model_sweep"} <= set(results)
     assert [s.value for s in at.subheader][2:6] == [
-        "Time split vs random split",
+        "Time windowing vs random windowing",
         "Robustness to noise",
         "Across motor loads",
         "Width of the embedding (d_model)",
@@ -299,16 +317,18 @@ def test_evaluations_beyond_one_split_show_their_tables_and_the_cli_command():
     assert results["d_model_sweep"]["d_models"] == [16, 32] and results["config"]["train"]["model"]["d_model"] == 16
     assert results["noise"]["snr_db"] == [0.0, 8.0]
     assert results["cross_load"]["train_loads"] == [0] and results["cross_load"]["test_loads"] == [1]
-    assert set(results["split_comparison"]["modes"]) == {"time", "random"}
+    assert set(results["windowing_comparison"]["windowings"]) == {"time", "random"}
     command = at.code[0].value
     assert command.startswith("python -m core.experiment --dataset synthetic")
-    assert "--snr=0,8" in command and "--train-loads 0 --test-loads 1" in command and "--split time,random" in command
-    assert "--d-model 16,32" in command and "--pe-scale 0,1" in command
+    assert (
+        "--snr=0,8" in command and "--train-loads 0 --test-loads 1" in command and "--windowing time,random" in command
+    )
+    assert "--d-model-sweep 16,32" in command and "--pe-scale-sweep 0,1" in command
     assert results["pe_scale_sweep"]["scales"] == [0.0, 1.0] and results["pe_scale_sweep"]["models"] == ["B"]
 
 
 def test_half_chosen_cross_load_is_refused_before_training():
-    at = open_lab({"dloads": ["0", "1"], "trl": "0"})
+    at = open_lab({"dloads": ["0", "1"], "train_loads": "0"})
     assert any("both" in e for e in errors(at)), errors(at)
     assert at.button(key="train").disabled
 
@@ -316,12 +336,12 @@ def test_half_chosen_cross_load_is_refused_before_training():
 @pytest.mark.parametrize("folder", ["/etc", "../../..", str(ROOT)])
 def test_a_server_folder_outside_the_data_roots_is_refused_and_nothing_is_read(folder):
     at = open_lab({"src": "cwru"})
-    before = at.session_state[lab.DATA_KEY]
+    before = at.session_state[keys.DATA_KEY]
     at.text_input(key="cwru_dir").set_value(folder).run()
     at.button(key="load_cwru").click().run()
     assert not at.exception
     assert errors(at) and "PE_LAB_DATA_DIR" in errors(at)[0], errors(at)
-    assert at.session_state[lab.DATA_KEY] is before
+    assert at.session_state[keys.DATA_KEY] is before
 
 
 def upload(at: AppTest, files: dict[str, bytes]) -> None:
@@ -337,7 +357,7 @@ def test_files_of_sensor_columns_load_as_one_recording_each_and_the_preview_deci
     assert preview["edited_rows"] == {}
     at.button(key="load_csv").click().run()
     assert not errors(at), errors(at)
-    data = at.session_state[lab.DATA_KEY]
+    data = at.session_state[keys.DATA_KEY]
     assert data.labels == ["healthy_load0", "faulty_load0"] and data.recordings[0].meta["column"] == "s1"
     text = " ".join(m.value for m in at.markdown)
     assert "classes healthy_load0, faulty_load0." in text
@@ -353,7 +373,7 @@ def test_files_of_sensor_columns_load_as_one_recording_each_and_the_preview_deci
     }
     at.run()
     at.button(key="load_csv").click().run()
-    data = at.session_state[lab.DATA_KEY]
+    data = at.session_state[keys.DATA_KEY]
     assert data.labels == ["healthy", "faulty_load0"] and data.recordings[0].meta["column"] == "s3"
     assert data.spec.files[0].choices() == {"label": "healthy", "channel": "s3"}
     assert "--files-spec pe_lab_files.json" in " ".join(data.spec.argv())
@@ -366,24 +386,24 @@ def test_files_of_sensor_columns_load_as_one_recording_each_and_the_preview_deci
 def test_the_class_prefix_switch_and_a_flat_channel_refused_at_load_keeping_the_data_there_was():
     rows = "s1,s2\n" + "\n".join(f"{np.sin(i / 3):.4f},0.0" for i in range(20_000))
     at = open_lab({"src": "csv"})
-    before = at.session_state[lab.DATA_KEY]
+    before = at.session_state[keys.DATA_KEY]
     upload(at, {"healthy_load0.csv": rows.encode(), "healthy_load50.csv": rows.encode()})
     at.checkbox(key="class_prefix").check().run()
     at.session_state["csv_preview"] = {"edited_rows": {1: {"channel": "s2"}}, "added_rows": [], "deleted_rows": []}
     at.run()
     at.button(key="load_csv").click().run()
     assert any(e.startswith("Not loaded: healthy_load50.csv, channel s2 is flat") for e in errors(at)), errors(at)
-    assert at.session_state[lab.DATA_KEY] is before  # refused data is dropped; the data the visitor had stays
+    assert at.session_state[keys.DATA_KEY] is before  # refused data is dropped; the data the visitor had stays
     at.session_state["csv_preview"] = {"edited_rows": {}, "added_rows": [], "deleted_rows": []}
     at.run()
     at.button(key="load_csv").click().run()
     assert not any(e.startswith("Not loaded") for e in errors(at)), errors(at)
-    assert at.session_state[lab.DATA_KEY].labels == ["healthy_load"]  # both files, one class by the prefix
+    assert at.session_state[keys.DATA_KEY].labels == ["healthy_load"]  # both files, one class by the prefix
 
 
 def test_inside_the_trained_models_order_test_and_attention_maps(trained):
     at = trained
-    results = at.session_state[lab.RESULTS_KEY]
+    results = at.session_state[keys.RESULTS_KEY]
     order = next(frame.value for frame in at.dataframe if "drop, shuffled tokens (points)" in frame.value.columns)
     assert list(order["model"]) == ["A", "B"] and order.loc[0, "drop, shuffled tokens (points)"].startswith("+0.0")
     assert set(results["order_summary"]) == {"A", "B"}
@@ -402,7 +422,7 @@ def test_inside_the_trained_models_order_test_and_attention_maps(trained):
 
 def test_a_reopened_results_file_shows_the_order_test_and_asks_to_retrain_for_attention(trained):
     at = trained
-    saved = json.dumps(at.session_state[lab.RESULTS_KEY]).encode()
+    saved = json.dumps(at.session_state[keys.RESULTS_KEY]).encode()
     fresh = open_lab()
     fresh.file_uploader(key="open_json").set_value(("results.json", saved, "application/json")).run()
     fresh.button(key="open_file").click().run()

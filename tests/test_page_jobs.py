@@ -16,7 +16,8 @@ import core.lab.jobs as jobs
 from core.limits import MAX_PAGE_RUNS, MAX_QUEUED_JOBS
 from tests.apptest_utils import errors, open_lab
 from tests.job_helpers import tracked_endless_jobs
-from ui import fault_lab as lab
+from ui.lab import experiment as lab
+from ui.lab import keys
 
 ALL_MODELS = ["A", "A+PE", "B-noPE", "B", "B-learned", "B-concat", "CNN"]
 
@@ -28,7 +29,7 @@ def endless_jobs(monkeypatch):
 
 
 def test_a_deep_link_past_the_pages_budget_disables_train_and_shows_the_command():
-    at = open_lab({"models": ALL_MODELS, "seeds": "5", "epochs": "50", "cmp": "true"})
+    at = open_lab({"models": ALL_MODELS, "seeds": "5", "epochs": "50", "compare_windowings": "true"})
     runs = len(ALL_MODELS) * 5 * 2  # every model, each seed, on the time split and the random split
     assert runs > MAX_PAGE_RUNS
     assert any(c.value.startswith(f"{runs} training runs: about") for c in at.caption)
@@ -38,7 +39,7 @@ def test_a_deep_link_past_the_pages_budget_disables_train_and_shows_the_command(
     command = at.code[0].value
     assert command.startswith("python -m core.experiment --dataset synthetic")
     assert f"--models {','.join(ALL_MODELS)}" in command and "--seeds 0,1,2,3,4" in command
-    assert "--epochs 50" in command and "--split time,random" in command
+    assert "--epochs 50" in command and "--windowing time,random" in command
 
 
 def test_a_queued_job_says_how_many_wait_ahead_and_refusals_keep_the_page(endless_jobs):
@@ -51,34 +52,34 @@ def test_a_queued_job_says_how_many_wait_ahead_and_refusals_keep_the_page(endles
     ]
     at = open_lab({"models": ["A", "CNN"], "seeds": "1", "epochs": "1"})
     at.button(key="train").click().run()
-    job = at.session_state[lab.JOB_KEY]
+    job = at.session_state[keys.JOB_KEY]
     assert job.status().jobs_ahead == 2 and ahead[0].status().state == "running"
     assert any(info.value.startswith("Waiting in the queue: 2 jobs ahead of yours.") for info in at.info)
     at.run()
     assert at.button(key="train").disabled and job.status().jobs_ahead == 2
 
     # The same session asks again (its job handle lost): one line, and the job it has keeps its place.
-    del at.session_state[lab.JOB_KEY]
+    del at.session_state[keys.JOB_KEY]
     at.run()
     at.button(key="train").click().run()
     assert not at.exception
     assert errors(at) == [
         "This page already has an experiment running or waiting (one per visitor): stop it, or wait for it to end."
     ]
-    assert lab.JOB_KEY not in at.session_state and job.status().state == "queued"
+    assert keys.JOB_KEY not in at.session_state and job.status().state == "queued"
     assert at.multiselect(key="models").value == ["A", "CNN"]
 
     # Another session's press while the queue is full: refused in one line, nothing else changes.
     for n in range(MAX_QUEUED_JOBS - jobs.queue_length()):
         jobs.start(ahead[0].plan, owner=f"one more visitor {n}")
     assert jobs.queue_length() == MAX_QUEUED_JOBS
-    at.session_state[lab.OWNER_KEY] = "a visitor arriving now"
+    at.session_state[keys.OWNER_KEY] = "a visitor arriving now"
     at.run()
     at.button(key="train").click().run()
     assert not at.exception
     (refusal,) = errors(at)
     assert refusal.startswith(f"The server's queue is full ({MAX_QUEUED_JOBS} experiments running or waiting")
-    assert lab.JOB_KEY not in at.session_state and jobs.queue_length() == MAX_QUEUED_JOBS
+    assert keys.JOB_KEY not in at.session_state and jobs.queue_length() == MAX_QUEUED_JOBS
 
 
 def test_a_cluster_address_where_nothing_listens_leaves_train_here_and_says_so(monkeypatch):
@@ -98,5 +99,5 @@ def test_a_cluster_address_where_nothing_listens_leaves_train_here_and_says_so(m
     assert f"The cluster at `{address}` did not answer; training here." in [c.value for c in at.caption]
     assert any("Runs execute on this server (cpu)" in c.value for c in at.caption)
     assert not at.button(key="train").disabled
-    assert lab.LabSettings().plan(at.session_state[lab.DATA_KEY]).backend == "local"
+    assert lab.LabSettings().plan(at.session_state[keys.DATA_KEY]).backend == "local"
     assert dialled == []

@@ -10,14 +10,16 @@ import json
 import pytest
 
 import core.lab.figures.fault_lab
+from core.lab.experiment.results import migrate_results
 from core.lab.reopen import sentence_markdown
+from core.lab.study.contract import migrate_study
 from core.limits import MAX_JSON_DEPTH
 from core.safe_text import markdown_literal
 from tests.apptest_utils import open_lab
 from tests.apptest_utils import raw_errors as errors
 from tests.test_reopen import ROOT, encoded, fixture_results, small_study
-from ui import fault_lab as lab
-from ui import lab_study
+from ui.lab import keys
+from ui.lab import study as lab_study
 
 LINK = "[x](http://e.vil)"
 
@@ -44,8 +46,8 @@ def test_hostile_files_are_refused_in_one_line_and_the_open_control_stays():
     at = open_lab()
     results = fixture_results()
     open_file(at, "good.json", encoded(results))
-    kept = at.session_state[lab.RESULTS_KEY]
-    assert kept == results
+    kept = at.session_state[keys.RESULTS_KEY]
+    assert kept == migrate_results(results)  # as core reads it: at the current schema version
     wrong_type = fixture_results()
     wrong_type["runs"][0]["confusion_matrix"][0][0] = "7"
     many_classes = fixture_results()
@@ -74,7 +76,7 @@ def test_hostile_files_are_refused_in_one_line_and_the_open_control_stays():
     ):
         open_file(at, name, raw)
         assert errors(at) == [sentence_markdown(f"{name} cannot be opened: {message}")]
-        assert at.session_state[lab.RESULTS_KEY] is kept  # nothing the visitor had is lost
+        assert at.session_state[keys.RESULTS_KEY] is kept  # nothing the visitor had is lost
         at.run()
         assert not at.exception and open_control_is_there(at)
 
@@ -84,7 +86,7 @@ def test_a_gzip_compressed_study_opens_and_is_shown():
     raw = (ROOT / "results" / "study_cwru_load-out.json.gz").read_bytes()
     open_file(at, "load-out.json.gz", raw)
     assert [s.value for s in at.success] == ["Opened load-out.json.gz: the study is under 5 · Study."]
-    assert at.session_state[lab.STUDY_KEY] == json.loads(gzip.decompress(raw))
+    assert at.session_state[keys.STUDY_KEY] == migrate_study(json.loads(gzip.decompress(raw)))
 
 
 def test_a_class_name_that_is_a_markdown_link_shows_as_its_characters():
@@ -92,7 +94,7 @@ def test_a_class_name_that_is_a_markdown_link_shows_as_its_characters():
     results = fixture_results()
     results["class_names"][0] = LINK
     open_file(at, "link.json", encoded(results))
-    assert at.session_state[lab.RESULTS_KEY] == results
+    assert at.session_state[keys.RESULTS_KEY] == migrate_results(results)
     texts = shown_text(at)
     assert any(f"classes {markdown_literal(LINK)}, IR007" in text for text in texts), texts
     assert not any("](http" in text for text in texts)
@@ -126,6 +128,6 @@ def test_a_file_that_cannot_be_drawn_is_closed_and_the_page_stays_usable(monkeyp
     assert not at.exception, [e.message for e in at.exception]
     what = "The results" if kind == "results" else "The study"
     assert errors(at) == [f"{what} could not be drawn: RuntimeError a figure no check foresaw. It was closed."]
-    assert (lab.RESULTS_KEY if kind == "results" else lab.STUDY_KEY) not in at.session_state
+    assert (keys.RESULTS_KEY if kind == "results" else keys.STUDY_KEY) not in at.session_state
     at.run()
     assert not at.exception and open_control_is_there(at)

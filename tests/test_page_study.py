@@ -8,9 +8,10 @@ import time
 
 import pytest
 
+from core.lab.shipped import SHIPPED_STUDIES
 from tests.apptest_utils import errors, open_lab, set_tiny
-from ui import fault_lab as lab
-from ui import lab_study
+from ui.lab import keys
+from ui.lab.study import shipped_studies
 
 WAIT_S = 240
 
@@ -20,8 +21,8 @@ def successes(at) -> list[str]:
 
 
 def test_defaults_show_each_shipped_studys_verdict_sentence():
-    shipped = lab_study.shipped_studies()
-    if len(shipped) < len(lab_study.SHIPPED):
+    shipped = shipped_studies()
+    if len(shipped) < len(SHIPPED_STUDIES):
         pytest.fail(f"shipped studies missing or invalid in results/: have {sorted(shipped)}")
     at = open_lab()
     shown = [info.value for info in at.info]
@@ -40,12 +41,12 @@ def test_a_tiny_study_runs_as_a_job_and_shows_its_comparisons_and_figures():
     assert any("6 training runs" in c.value for c in at.caption)
     at.button(key="run_study").click().run()
     deadline = time.time() + WAIT_S
-    while lab.JOB_KEY in at.session_state and time.time() < deadline:
+    while keys.JOB_KEY in at.session_state and time.time() < deadline:
         time.sleep(0.3)
         at.run()
     assert not at.exception, [e.message for e in at.exception]
-    study = at.session_state[lab.STUDY_KEY]
-    assert len(study["runs"]) == 6 and study["config"]["split"] == "time-cv"
+    study = at.session_state[keys.STUDY_KEY]
+    assert len(study["runs"]) == 6 and study["config"]["design"] == "time-cv"
     at.selectbox(key="study_pick").set_value("the study run or opened here").run()
     assert not at.exception
     assert study["comparisons"][0]["sentence"] in [info.value for info in at.info]
@@ -68,13 +69,13 @@ def test_a_study_too_large_for_the_page_is_refused_with_its_command():
 
 def test_saved_files_open_again_and_bad_ones_are_refused_keeping_what_was_there():
     at = open_lab()
-    shipped = next(iter(lab_study.shipped_studies().values()), None)
+    shipped = next(iter(shipped_studies().values()), None)
     if shipped is None:
         pytest.fail("no shipped study in results/ to open")
     at.file_uploader(key="open_json").set_value(("saved.json", json.dumps(shipped).encode(), "application/json")).run()
     at.button(key="open_file").click().run()
     assert not errors(at), errors(at)
-    assert at.session_state[lab.STUDY_KEY] == shipped
+    assert at.session_state[keys.STUDY_KEY] == shipped
     assert any("Opened saved.json" in s for s in successes(at))
     for content, message in (
         (b"{broken", "not valid JSON"),
@@ -85,4 +86,4 @@ def test_saved_files_open_again_and_bad_ones_are_refused_keeping_what_was_there(
         at.button(key="open_file").click().run()
         assert not at.exception
         assert any("bad.json cannot be opened" in e and message in e for e in errors(at)), errors(at)
-        assert at.session_state[lab.STUDY_KEY] == shipped  # nothing lost
+        assert at.session_state[keys.STUDY_KEY] == shipped  # nothing lost

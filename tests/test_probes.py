@@ -13,7 +13,7 @@ from core.lab.probes.position import cosine_matrix, energy_ratio, learned_table,
 from core.lab.training import TrainConfig, train
 from core.lab.vibration.windows import WindowSet
 
-CONFIG = ModelConfig(patch=8, n_heads=2, n_layers=2)
+CONFIG = ModelConfig(patch=8, heads=2, layers=2)
 
 
 def test_model_a_gives_the_same_classes_and_logits_under_any_permutation():
@@ -44,7 +44,7 @@ def order_only_windows(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 def test_a_model_that_needs_order_drops_when_shuffled_and_a_does_not():
     (xt, yt), (xv, yv), (xs, ys) = (order_only_windows(n, s) for n, s in ((400, 0), (100, 1), (200, 2)))
     windows = WindowSet(xt, yt, xv, yv, xs, ys, ["flat first", "ramp first"], 1000.0, 64, 64, "time", 0.0, 1.0)
-    config = TrainConfig(model=ModelConfig(patch=32, n_heads=2, n_layers=1, d_model=16), epochs=30, patience=30)
+    config = TrainConfig(model=ModelConfig(patch=32, heads=2, layers=1, d_model=16), epochs=30, patience=30)
     b = train(windows, "B", config, seed=0)["order_test"]
     a = train(windows, "A", config, seed=0)["order_test"]
     assert b["accuracy"] >= 0.95 and b["reversed"] <= 0.10  # two patches: reversing swaps the classes
@@ -104,14 +104,15 @@ def test_b_at_pe_scale_0_is_b_nope_bit_for_bit_and_the_sweep_runs_from_the_cli(t
     windows = make_windows(
         synthetic_bearing_set(seed=0, duration_s=1.0, classes=("normal", "IR007", "OR007")), window=128
     )
-    config = TrainConfig(model=ModelConfig(patch=16, n_heads=2, n_layers=1, pe_scale=0.0), epochs=2)
+    config = TrainConfig(model=ModelConfig(patch=16, heads=2, layers=1, pe_scale=0.0), epochs=2)
     silent, plain = train(windows, "B", config, seed=4), train(windows, "B-noPE", config, seed=4)
     assert silent["history"] == plain["history"] and silent["predictions"] == plain["predictions"]
     out = tmp_path / "r.json"
     argv = "--duration 1.0 --models A,B,B-learned --seeds 0 --epochs 1 --window 128 --patch 16 --heads 2 --layers 1"
-    assert main([*argv.split(), "--pe-scale", "0,0.5", "--quiet", "--out", str(out)]) == 0
+    assert main([*argv.split(), "--pe-scale-sweep", "0,0.5", "--quiet", "--out", str(out)]) == 0
     results = load_results(out)
     block = results["pe_scale_sweep"]
     assert block["scales"] == [0.0, 0.5] and block["models"] == ["B", "B-learned"]
     assert results["config"]["train"]["model"]["pe_scale"] == 0.0  # the experiment runs at the first scale
-    assert "--pe-scale 0,0.5" in command_line(results["config"])
+    command = command_line(results["config"])
+    assert "--pe-scale-sweep 0,0.5" in command and "--pe-scale 0 " in command

@@ -3,10 +3,11 @@
 import copy
 import json
 import math
+from pathlib import Path
 
 import pytest
 
-from core.lab.evaluations import cross_load, d_model_sweep, noise, split_comparison
+from core.lab.evaluations import cross_load, d_model_sweep, noise, windowing_comparison
 from core.lab.experiment.results import (
     PAIRED_KEYS,
     RUN_KEYS,
@@ -14,6 +15,7 @@ from core.lab.experiment.results import (
     TOP_KEYS,
     build_results,
     load_results,
+    migrate_results,
     save_results,
     validate_results,
 )
@@ -21,6 +23,7 @@ from core.lab.report import summary_table
 from core.lab.stats.summary import mean_sd, paired_differences
 
 CLASSES = ["normal", "IR007"]
+PREVIOUS = Path(__file__).resolve().parent / "data" / "previous"  # files written by earlier schema versions
 T_975_2DF = 4.302652729911275  # Student t, 97.5 % quantile, 2 degrees of freedom (statistical tables: 4.303)
 
 
@@ -69,15 +72,15 @@ ONE_SPLIT = "3 seeds on one split, 100 test windows; the test windows are fixed,
 
 def test_better_when_the_95_interval_is_above_zero_and_the_90_interval_leaves_the_margin():
     results = build_results({"epochs": 3}, CLASSES, runs_with_differences([0.02, 0.03, 0.04]))
-    pair = results["paired"]["B"]
-    assert pair["diff_mean"] == pytest.approx(0.03)
-    assert pair["diff_sd"] == pytest.approx(0.01)
-    half_width = T_975_2DF * 0.01 / math.sqrt(3)  # 0.02484
-    assert pair["ci95"] == pytest.approx([0.03 - half_width, 0.03 + half_width])
+    pair = results["paired"]["B"]  # in points: differences of 2, 3 and 4 points
+    assert pair["diff_mean"] == pytest.approx(3.0)
+    assert pair["diff_sd"] == pytest.approx(1.0)
+    half_width = T_975_2DF * 1.0 / math.sqrt(3)  # 2.484 points
+    assert pair["ci95"] == pytest.approx([3.0 - half_width, 3.0 + half_width])
     assert pair["ci90"] == pytest.approx(
-        [0.03 - 2.919985580 * 0.01 / math.sqrt(3), 0.03 + 2.919985580 * 0.01 / math.sqrt(3)]
+        [3.0 - 2.919985580 * 1.0 / math.sqrt(3), 3.0 + 2.919985580 * 1.0 / math.sqrt(3)]
     )
-    assert (pair["n"], pair["metric"], pair["margin"], pair["verdict"]) == (3, "accuracy", 0.02, "better")
+    assert (pair["n"], pair["metric"], pair["margin"], pair["verdict"]) == (3, "accuracy", 2.0, "better")
     expected = f"B is better than A by +3.0 points (95 % CI +0.5 to +5.5; {ONE_SPLIT})."
     assert pair["sentence"] == expected and expected in results["verdict"]
 
@@ -101,7 +104,7 @@ def test_inconclusive_when_neither_rule_applies_and_it_says_what_could_be_detect
     pair = results["paired"]["B"]
     assert pair["verdict"] == "inconclusive" and "within the spread" not in results["verdict"]
     mde = (T_975_2DF + 1.0606601717798212) * 2.6457513110645907 / math.sqrt(3)  # t(0.8, 2 df) = 1.0607
-    assert pair["mde80"] == pytest.approx(mde / 100)
+    assert pair["mde80"] == pytest.approx(mde)  # points
     assert f"this study could only detect differences of {mde:.1f} points or more ({ONE_SPLIT})." in results["verdict"]
 
 
@@ -122,7 +125,7 @@ def test_pairs_only_seeds_both_models_ran():
     runs = [make_run("A", s, 0.9) for s in (0, 1, 2)] + [make_run("B", s, 0.8) for s in (1, 2, 3)]
     paired = paired_differences(runs)
     assert paired["B"]["n"] == 2
-    assert paired["B"]["diff_mean"] == pytest.approx(-0.1)
+    assert paired["B"]["diff_mean"] == pytest.approx(-10.0)  # points
 
 
 def test_without_model_a_there_is_nothing_to_pair():
@@ -138,7 +141,7 @@ def test_paired_comparison_can_use_f1():
             run["f1"] = run["f1"] - 0.1
     pair = build_results({}, CLASSES, runs, metric="f1")["paired"]["B"]
     assert pair["metric"] == "f1"
-    assert pair["diff_mean"] == pytest.approx(-0.07)
+    assert pair["diff_mean"] == pytest.approx(-7.0)  # points
 
 
 def test_results_have_exactly_the_contract_keys():
@@ -208,7 +211,9 @@ def with_blocks() -> dict:
     blocks = {
         "noise": noise.noise_block(runs, ["A", "B"], [0]),
         "cross_load": cross_load.cross_load_block({0: runs}, ["A", "B"], [1], CLASSES, ["OR007"], {1: 50}),
-        "split_comparison": split_comparison.split_comparison_block({"time": runs, "random": runs}, ["A", "B"]),
+        "windowing_comparison": windowing_comparison.windowing_comparison_block(
+            {"time": runs, "random": runs}, ["A", "B"]
+        ),
         "d_model_sweep": d_model_sweep.d_model_sweep_block({16: [dict(r, n_parameters=99) for r in runs]}, ["B"]),
     }
     return build_results({}, CLASSES, runs, evaluations=blocks)
@@ -217,7 +222,7 @@ def with_blocks() -> dict:
 def test_optional_blocks_are_accepted_and_checked_when_present():
     results = with_blocks()
     assert tuple(results)[: len(TOP_KEYS)] == TOP_KEYS
-    assert set(results) - set(TOP_KEYS) == {"noise", "cross_load", "split_comparison", "d_model_sweep"}
+    assert set(results) - set(TOP_KEYS) == {"noise", "cross_load", "windowing_comparison", "d_model_sweep"}
     assert results["noise"]["accuracy"]["B"][0]["mean"] == pytest.approx(0.94 - 0.2)  # B: 0.91, 0.94, 0.97
     json.dumps(results, allow_nan=False)
     without = {key: results[key] for key in TOP_KEYS}
@@ -233,8 +238,8 @@ def test_optional_blocks_are_accepted_and_checked_when_present():
         (lambda r: r["cross_load"].update(classes=["normal", "B007"]), "cross_load.classes must equal class_names"),
         (lambda r: r["cross_load"].update(test_windows=[0]), "positive count per test load"),
         (lambda r: r["cross_load"]["accuracy"]["A"].append([]), r"cross_load\.accuracy\['A'\] must be a list of 1"),
-        (lambda r: r["split_comparison"].update(modes=["time", "time"]), "modes must be time and random"),
-        (lambda r: r["split_comparison"]["leak"]["B"].update(ci95=[0.2, 0.1]), r"leak\['B'\]\.ci95"),
+        (lambda r: r["windowing_comparison"].update(windowings=["time", "time"]), "windowings must be time and random"),
+        (lambda r: r["windowing_comparison"]["leak"]["B"].update(ci95=[2.0, 1.0]), r"leak\['B'\]\.ci95"),
         (lambda r: r["d_model_sweep"].update(models=["CNN"]), "models that were run"),
         (lambda r: r["d_model_sweep"]["n_parameters"].update(B=[99, 99]), "one per d_model"),
         (lambda r: r.update(sweep={}), r"unexpected \['sweep'\]"),
@@ -254,12 +259,14 @@ def test_unknown_evaluation_blocks_are_refused():
 
 def test_results_carry_the_schema_version_and_other_versions_are_refused_by_name():
     results = build_results({}, CLASSES, runs_with_differences([0.01, 0.02, 0.03]))
-    assert results["schema_version"] == SCHEMA_VERSION == 3
+    assert results["schema_version"] == SCHEMA_VERSION == 4
     older = dict(results, schema_version=0)
-    with pytest.raises(ValueError, match=r"schema_version 0, but this PE Lab reads schema_version 3 only"):
+    with pytest.raises(
+        ValueError, match=r"schema_version 0, but this PE Lab reads schema_version 4 \(and 3, migrated\)"
+    ):
         validate_results(older)
     unversioned = {key: value for key, value in results.items() if key != "schema_version"}
-    with pytest.raises(ValueError, match=r"has no schema_version .* reads schema_version 3"):
+    with pytest.raises(ValueError, match=r"has no schema_version .* reads schema_version 4"):
         validate_results(unversioned)
     with pytest.raises(ValueError, match="top level must be an object"):
         validate_results([results])
@@ -279,3 +286,44 @@ def test_the_order_summary_reads_each_models_drop_under_shuffled_tokens():
     broken["runs"][0]["order_test"]["shuffled"] = 1.5
     with pytest.raises(ValueError, match=r"runs\[0\]\.order_test must hold fractions"):
         validate_results(broken)
+
+
+def stored_version_3() -> dict:
+    """A results JSON of schema_version 3 as the CLI wrote it (the every-evaluation fixture before version 4)."""
+    return json.loads((PREVIOUS / "results_schema3.json").read_text(encoding="utf-8"))
+
+
+def test_a_version_3_file_migrates_to_a_valid_version_4_in_points_with_the_new_names(tmp_path):
+    old = stored_version_3()
+    assert old["schema_version"] == 3 and old["paired"]["B"]["margin"] == 0.02
+    new = migrate_results(old)
+    validate_results(new)
+    assert new["schema_version"] == 4 and old["schema_version"] == 3  # the old document is left alone
+    pair, old_pair = new["paired"]["B"], old["paired"]["B"]
+    assert pair["margin"] == 2.0 and pair["diff_mean"] == pytest.approx(100 * old_pair["diff_mean"])
+    assert pair["ci95"] == pytest.approx([100 * v for v in old_pair["ci95"]])
+    assert pair["mde80"] == pytest.approx(100 * old_pair["mde80"]) and pair["p"] == old_pair["p"]
+    assert pair["sentence"] == old_pair["sentence"] and pair["verdict"] == old_pair["verdict"] == "inconclusive"
+    data, model = new["config"]["data"], new["config"]["train"]["model"]
+    assert data["windowing"] == old["config"]["data"]["split_mode"] == "time" and "split_mode" not in data
+    assert (model["heads"], model["layers"]) == (2, 1) and "n_heads" not in model
+    assert new["config"]["evaluations"]["compare_windowings"] is True
+    assert list(new)[8] == "windowing_comparison" and "split_comparison" not in new
+    block = new["windowing_comparison"]
+    assert block["windowings"] == old["split_comparison"]["modes"] == ["time", "random"]
+    old_leak = old["split_comparison"]["leak"]["A"]
+    assert block["leak"]["A"]["ci90"] == pytest.approx([100 * v for v in old_leak["ci90"]])
+    assert new["runs"] == old["runs"] and new["summary"] == old["summary"]
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(old), encoding="utf-8")
+    assert load_results(path) == new  # the reader migrates before it validates
+
+
+def test_a_current_file_is_not_migrated_and_a_version_2_file_is_refused_by_its_version():
+    current = build_results({}, CLASSES, runs_with_differences([0.01, 0.02, 0.03]))
+    assert migrate_results(current) is current
+    version_2 = dict(stored_version_3(), schema_version=2)
+    assert migrate_results(version_2) is version_2
+    with pytest.raises(ValueError, match=r"^invalid results JSON: schema_version 2, but this PE Lab reads"):
+        validate_results(migrate_results(version_2))
+    assert migrate_results([1, 2]) == [1, 2]  # not ours: left for the validator to refuse

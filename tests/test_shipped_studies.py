@@ -14,19 +14,19 @@ import functools
 import pytest
 
 from core.lab.data_spec import DataSpec
+from core.lab.shipped import SHIPPED_STUDIES
 from core.lab.study import load_study
 from core.lab.study.folds import make_folds
 from core.lab.training import TrainConfig, train
 from tests.apptest_utils import ROOT
 from tests.reproducibility import skip_unless_same_machine
-from ui.lab_study import SHIPPED
 
 CWRU_DIR = ROOT.parent / "shared" / "data" / "cwru"
 MAX_BYTES = 3_000_000
 TOLERANCE_POINTS = 5.0
 
 
-@pytest.mark.parametrize("name", list(SHIPPED))
+@pytest.mark.parametrize("name", list(SHIPPED_STUDIES))
 def test_a_shipped_study_is_valid_small_and_compares_b_with_a(name):
     path = ROOT / "results" / name
     assert path.stat().st_size <= MAX_BYTES, f"{name} is {path.stat().st_size:,} bytes"
@@ -37,7 +37,9 @@ def test_a_shipped_study_is_valid_small_and_compares_b_with_a(name):
 
 
 # model B's cheapest cell of the load-out study trains for about 8 s; the other two cover the same code path
-CELLS = [(name, None) for name in SHIPPED] + [(name, "B") for name in SHIPPED if name != "study_cwru_load-out.json.gz"]
+CELLS = [(name, None) for name in SHIPPED_STUDIES] + [
+    (name, "B") for name in SHIPPED_STUDIES if name != "study_cwru_load-out.json.gz"
+]
 
 
 @functools.cache
@@ -51,11 +53,12 @@ def retrained_cheapest_cell(name: str, model: str | None) -> tuple[dict, dict, d
         (run for run in study["runs"] if model is None or run["model"] == model), key=lambda r: r["train_seconds"]
     )
     spec = DataSpec.from_dict({**config["data"], "data": str(CWRU_DIR)})
-    folds = make_folds(config["split"], spec.load(), config["window"], config["folds"], config["stride"])
+    folds = make_folds(config["design"], spec.load(), config["window"], config["folds"], config["stride"])
     run = train(folds[cell["fold"]].windows, cell["model"], TrainConfig.from_dict(config["train"]), cell["seed"], "cpu")
     return study, cell, run
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "model"), CELLS)
 def test_the_cheapest_cell_of_a_shipped_study_retrains_to_its_stored_predictions(name, model):
     study, cell, run = retrained_cheapest_cell(name, model)
@@ -64,6 +67,7 @@ def test_the_cheapest_cell_of_a_shipped_study_retrains_to_its_stored_predictions
     assert (run["accuracy"], run["best_epoch"]) == (cell["accuracy"], cell["best_epoch"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "model"), CELLS)
 def test_the_cheapest_cell_retrains_to_an_accuracy_within_its_seeds_spread_on_any_machine(name, model):
     study, cell, run = retrained_cheapest_cell(name, model)

@@ -4,6 +4,7 @@ load never trained on), a tiny study through run_study, the JSON contract, and t
 import gzip
 import json
 import tracemalloc
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,11 +13,13 @@ from core.lab.models import ModelConfig
 from core.lab.runs import RunFinished
 from core.lab.study import StudyPlan, compare, read_study, run_study, save_study, validate_study
 from core.lab.study.cli import main
+from core.lab.study.contract import migrate_study
 from core.lab.study.folds import fault_location, make_folds
 from core.lab.training import TrainConfig
 from core.lab.vibration import DataError, Recording, synthetic_bearing_set
 
 WINDOW = 128
+VERSION_2 = Path(__file__).resolve().parent / "data" / "previous" / "study_schema2.json"  # written by version 2
 
 
 def intervals(starts: list[tuple[int, np.ndarray]], window: int) -> dict[int, list[tuple[int, int]]]:
@@ -95,7 +98,7 @@ def test_load_out_tests_a_load_it_never_trained_at():
 
 
 def tiny_plan(recordings, **changes) -> StudyPlan:
-    config = TrainConfig(model=ModelConfig(patch=16, n_heads=2, n_layers=1), epochs=2, threads=1)
+    config = TrainConfig(model=ModelConfig(patch=16, heads=2, layers=1), epochs=2, threads=1)
     settings = dict(
         models=["A", "B"], seeds=[0, 1], folds=3, window=WINDOW, config=config, data_settings={"dataset": "synthetic"}
     )
@@ -105,7 +108,8 @@ def tiny_plan(recordings, **changes) -> StudyPlan:
 def test_a_tiny_study_stores_per_window_predictions_and_its_comparison(recordings, tmp_path):
     study = run_study(tiny_plan(recordings))
     validate_study(study)
-    assert len(study["runs"]) == 2 * 2 * 3 and study["config"]["split"] == "time-cv"
+    assert len(study["runs"]) == 2 * 2 * 3 and study["config"]["design"] == "time-cv" and "split" not in study["config"]
+    assert study["schema_version"] == 3 and study["config"]["train"]["model"]["heads"] == 2
     fold_sizes = {fold["fold"]: fold["n_test"] for fold in study["folds"]}
     for run in study["runs"]:
         assert len(run["predictions"]["p_true"]) == fold_sizes[run["fold"]]
@@ -206,7 +210,7 @@ def test_tune_lr_picks_each_folds_rate_on_its_validation_block(recordings):
 
 
 def test_the_study_views_read_the_stored_predictions(recordings):
-    from core.lab.study.views import estimated_seconds, fold_scores, half_widths, per_class, pooled_confusion
+    from core.lab.study.views import fold_scores, half_widths, per_class, pooled_confusion
 
     study = run_study(tiny_plan(recordings))
     matrices = pooled_confusion(study)
@@ -224,7 +228,6 @@ def test_the_study_views_read_the_stored_predictions(recordings):
     classes = per_class(study)
     assert classes.groupby("model")["test windows"].sum().tolist() == [windows, windows]
     assert len(half_widths(study)) == 3 * 11
-    assert estimated_seconds(10, 1000, 40, 1024, 2) == pytest.approx(10 * 1000 * 40 / 4800 / 2)
 
 
 def test_a_saved_study_is_compared_again_from_its_stored_runs(recordings, tmp_path, capsys):
@@ -237,3 +240,32 @@ def test_a_saved_study_is_compared_again_from_its_stored_runs(recordings, tmp_pa
     assert again["comparisons"][0]["metric"] == "balanced_accuracy"
     assert again["comparisons"][0] == compare(study, "A", "B", "balanced_accuracy", 5.0)
     assert main(["--reanalyse", str(tmp_path / "missing.json"), "--out", str(out)]) == 2
+
+
+def test_a_version_2_study_migrates_to_a_valid_version_3_with_the_same_numbers(tmp_path, capsys):
+    old = json.loads(VERSION_2.read_text(encoding="utf-8"))
+    assert old["schema_version"] == 2 and old["config"]["split"] == "time-cv"
+    new = migrate_study(old)
+    validate_study(new)
+    assert new["schema_version"] == 3 and old["schema_version"] == 2  # the old document is left alone
+    config, old_config = new["config"], old["config"]
+    assert config["design"] == "time-cv" and "split" not in config and list(config)[0] == "design"
+    assert (config["train"]["model"]["heads"], config["train"]["model"]["layers"]) == (2, 1)
+    assert "n_heads" not in config["train"]["model"] and config["margin"] == old_config["margin"] == 2.0
+    assert new["comparisons"] == old["comparisons"] and new["runs"] == old["runs"]  # in points already
+    assert read_study(VERSION_2.read_bytes()) == new  # the reader migrates before it validates
+    out = tmp_path / "again.json"
+    assert main(["--reanalyse", str(VERSION_2), "--margin", "5", "--out", str(out)]) == 0
+    again = read_study(out.read_bytes())
+    assert again["config"]["design"] == "time-cv" and again["comparisons"][0]["margin"] == 5.0
+
+
+def test_a_current_study_is_not_migrated_and_a_version_1_study_is_refused_by_its_version():
+    old = json.loads(VERSION_2.read_text(encoding="utf-8"))
+    current = migrate_study(old)
+    assert migrate_study(current) is current
+    version_1 = dict(old, schema_version=1)
+    assert migrate_study(version_1) is version_1
+    with pytest.raises(ValueError, match=r"^invalid study JSON: schema_version 1, but this PE Lab reads study"):
+        read_study(json.dumps(version_1))
+    assert migrate_study({"schema_version": 2}) == {"schema_version": 2}  # no kind "study": not migrated

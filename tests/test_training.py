@@ -24,7 +24,7 @@ def windows():
 
 
 def tiny_config(**overrides) -> TrainConfig:
-    model = ModelConfig(patch=16, n_heads=2, n_layers=1)
+    model = ModelConfig(patch=16, heads=2, layers=1)
     return TrainConfig(**{"model": model, "epochs": 2, "threads": 1, **overrides})
 
 

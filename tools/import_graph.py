@@ -23,7 +23,14 @@ PACKAGE = "core"
 LAYERS: list[tuple[str, ...]] = [
     ("core", "core.limits", "core.safe_text", "core.fingerprint", "core.plotting"),
     ("core.explain",),  # the explainer: never imports the lab
-    ("core.lab.vibration", "core.lab.data_roots", "core.lab.contract", "core.lab.stats", "core.lab.report"),
+    (
+        "core.lab.names",
+        "core.lab.vibration",
+        "core.lab.data_roots",
+        "core.lab.contract",
+        "core.lab.stats",
+        "core.lab.report",
+    ),
     # the engine; a run ends with the order test of its restored model, so the probes share the row
     (
         "core.lab.data_spec",

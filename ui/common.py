@@ -15,11 +15,13 @@ import streamlit as st
 
 
 def page_intro(title: str, idea: str) -> None:
+    """The page's title and the one- or two-sentence idea beside it."""
     st.title(title)
     st.markdown(idea)
 
 
 def csv_bytes(data: pd.DataFrame) -> bytes:
+    """`data` as UTF-8 CSV without the index: what a figure's download holds."""
     return data.to_csv(index=False).encode("utf-8")
 
 

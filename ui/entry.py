@@ -17,14 +17,19 @@ from collections.abc import Collection, Mapping
 import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 
-from ui.link_values import NumberRange, drop_unusable_link_values
+from ui.link_values import NumberRange, drop_unusable_link_values, rename_old_link_keys
 
 _RESTARTED_KEY = "_restarted_through_app"
 
 
-def use_app_navigation(link_numbers: Mapping[str, NumberRange] | None = None, link_text: Collection[str] = ()) -> None:
-    """Run the page through app.py's navigation, then drop the link values its widgets cannot take:
-    `link_numbers` gives the range of each number widget's key, `link_text` the keys of free-text widgets."""
+def use_app_navigation(
+    link_numbers: Mapping[str, NumberRange] | None = None,
+    link_text: Collection[str] = (),
+    old_link_keys: Mapping[str, str] | None = None,
+) -> None:
+    """Run the page through app.py's navigation, read old link keys as their new ones (`old_link_keys`: old ->
+    new), then drop the link values its widgets cannot take: `link_numbers` gives the range of each number
+    widget's key, `link_text` the keys of free-text widgets."""
     if PagesManager.uses_pages_directory:
         PagesManager.uses_pages_directory = False  # what st.navigation itself does on its first call
         # Once per session: a server flips the flag for good, but AppTest sets it back before every run,
@@ -32,4 +37,6 @@ def use_app_navigation(link_numbers: Mapping[str, NumberRange] | None = None, li
         if not st.session_state.get(_RESTARTED_KEY):
             st.session_state[_RESTARTED_KEY] = True
             st.rerun()
+    if old_link_keys:
+        rename_old_link_keys(old_link_keys)
     drop_unusable_link_values(link_numbers, link_text)

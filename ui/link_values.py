@@ -11,6 +11,9 @@ tells the visitor which values it dropped.
   (a token may be any word): no widget of this app takes one.
 - A page may name the range of each of its number widgets (`NumberRange`); a value there must be a number in
   that range, and a whole number written as one when both ends are whole.
+
+A page whose widget keys were renamed names its old keys (`rename_old_link_keys`, run first): an old shared link
+then opens as it did, its values under the new keys.
 """
 
 from __future__ import annotations
@@ -71,6 +74,24 @@ def drop_unusable_link_values(
     else:
         st.info(f"Link values {', '.join(shown)} were not usable numbers here and were reset to their defaults.")
     return [f"{key}={value}" for key, value in dropped.items()]
+
+
+def rename_old_link_keys(aliases: Mapping[str, str]) -> list[str]:
+    """Read each old link key of `aliases` (old -> new) as its new key, before any widget reads the link: the
+    value moves to the new key unless the link gives that one too, and the old key leaves the link (and the
+    browser's address). Returns the old keys found."""
+    found = [key for key in list(st.query_params) if key in aliases]
+    context = get_script_run_ctx()
+    if not found or context is None:  # bare mode: no session, no widgets to seed
+        return found
+    with context.session_state.query_params() as params:
+        for old in found:
+            values = params.get_all(old)
+            if values and not params.has_param(aliases[old]):
+                params.set_with_no_forward_msg(aliases[old], values if len(values) > 1 else values[0])
+            params.remove_param(old)  # sends the link as it now stands to the browser
+        params.set_initial_query_params_from_current()
+    return found
 
 
 def _forget(keys: Collection[str]) -> None:

@@ -5,13 +5,14 @@
 - A seeded Monte Carlo shows Var(q·k) = d_k for unit-variance components and what 1/√d_k does to it.
 - RoPE, ALiBi and complex word-order embeddings: the other ways to make a score depend on distance.
 - `time_attention` measures one attention call in torch, explicit softmax(QKᵀ/√d)·V against the fused
-  `scaled_dot_product_attention`. torch is imported inside it so the rest of this module stays numpy-only.
+  `scaled_dot_product_attention`. torch is imported inside it and its helpers, so the rest stays numpy-only.
 """
 
 from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -120,6 +121,7 @@ class SoftmaxRow:
 
 
 def softmax_row(scores, d_k: int = 1, temperature: float = 1.0) -> SoftmaxRow:
+    """One score vector through softmax(s / (temperature·√d_k)): its weights, gradient, entropy and peak."""
     scores = _check_scores(scores)
     if scores.ndim != 1:
         raise ValueError(f"softmax_row takes one score vector, got shape {scores.shape}")
@@ -364,22 +366,50 @@ def time_attention(
     fused: torch.nn.functional.scaled_dot_product_attention pinned to its flash kernel, which walks over
     blocks of keys with a running softmax and never holds an n×n tensor.
 
-    Time is the best of up to `repeats` calls, after one warm-up call of each path at the smallest n; a
-    path stops repeating once its calls at this n have taken budget_seconds (at least one call is always
-    timed), which keeps n = 4096 near a second on two cores.
-    Memory is not a measured peak: on CPU torch keeps no allocator statistics. It is the bytes of the
-    tensors each path creates, read from the tensors themselves: scores + weights + output for the
-    explicit path, the output alone for the fused one (its fixed-size per-thread blocks are not visible
-    and not counted).
+    Time is the best of up to `repeats` calls, after one warm-up call of each path at the smallest n; a path
+    stops repeating once its calls at this n have taken budget_seconds (at least one call is always timed),
+    which keeps n = 4096 near a second on two cores.
+    Memory is not a measured peak: on CPU torch keeps no allocator statistics. It is the bytes of the tensors
+    each path creates, read from the tensors themselves: scores + weights + output for the explicit path, the
+    output alone for the fused one (its fixed-size per-thread blocks are not visible and not counted).
     """
     import torch  # lazily: only the cost section of one page needs torch
-    from torch.nn.attention import SDPBackend, sdpa_kernel
 
     lengths = [_check_positive_int("sequence length", int(n), MAX_SEQUENCE) for n in np.atleast_1d(sequence_lengths)]
     d_head = _check_positive_int("d_head", d_head, 1024)
     repeats = _check_positive_int("repeats", repeats, 100)
     if not np.isfinite(budget_seconds) or budget_seconds < 0:
         raise ValueError(f"budget_seconds must be a number ≥ 0, got {budget_seconds!r}")
+    previous_threads = torch.get_num_threads()
+    if n_threads is not None:
+        torch.set_num_threads(n_threads)  # the app shares a small machine; a fixed count keeps runs comparable
+    try:
+        rows = _timing_rows(lengths, d_head, repeats, budget_seconds, seed)
+    finally:
+        torch.set_num_threads(previous_threads)
+    return pd.DataFrame(rows)
+
+
+def _best_time(path: Callable, q, k, v, repeats: int, budget_seconds: float) -> tuple[float, int]:
+    """The best of up to `repeats` calls of `path` within `budget_seconds` (one always runs), and its tensor bytes."""
+    best, spent = math.inf, 0.0
+    for _ in range(repeats):
+        if spent >= budget_seconds:
+            break
+        start = time.perf_counter()
+        tensor_bytes = path(q, k, v)
+        elapsed = time.perf_counter() - start
+        best, spent = min(best, elapsed), spent + elapsed
+    return best, int(tensor_bytes)
+
+
+def _timing_rows(
+    lengths: list[int], d_head: int, repeats: int, budget_seconds: float, seed: int
+) -> list[dict[str, object]]:
+    """One row per sequence length: the explicit and the fused path's best time and tensor bytes, and the bytes
+    of the n×n score matrix."""
+    import torch
+    from torch.nn.attention import SDPBackend, sdpa_kernel
 
     def explicit(q, k, v):
         scores = q @ k.transpose(-2, -1) / math.sqrt(d_head)  # (1, 1, n, n)
@@ -394,42 +424,25 @@ def time_attention(
             output = torch.nn.functional.scaled_dot_product_attention(q, k, v)  # (1, 1, n, d_head)
         return output.nbytes
 
-    def measure(path, q, k, v):
-        best, spent = math.inf, 0.0
-        for _ in range(repeats):
-            if spent >= budget_seconds:
-                break
-            start = time.perf_counter()
-            tensor_bytes = path(q, k, v)
-            elapsed = time.perf_counter() - start
-            best, spent = min(best, elapsed), spent + elapsed
-        return best, int(tensor_bytes)
-
-    previous_threads = torch.get_num_threads()
-    if n_threads is not None:
-        torch.set_num_threads(n_threads)  # the app shares a small machine; a fixed count keeps runs comparable
     rows = []
-    try:
-        generator = torch.Generator().manual_seed(seed)
-        with torch.no_grad():
-            warm = torch.randn(1, 1, min(lengths), d_head, generator=generator)
-            for path in (explicit, fused):
-                path(warm, warm, warm)  # first-call dispatch and thread start-up stay out of the timings
-            for n in lengths:
-                q, k, v = torch.randn(3, 1, 1, n, d_head, generator=generator)  # each (1, 1, n, d_head)
-                explicit_time, explicit_bytes = measure(explicit, q, k, v)
-                fused_time, fused_bytes = measure(fused, q, k, v)
-                rows.append(
-                    {
-                        "n": n,
-                        "explicit_seconds": explicit_time,
-                        "fused_seconds": fused_time,
-                        "explicit_bytes": explicit_bytes,
-                        "fused_bytes": fused_bytes,
-                        "score_matrix_bytes": n * n * 4,
-                        "memory_source": "tensor sizes (CPU)",
-                    }
-                )
-    finally:
-        torch.set_num_threads(previous_threads)
-    return pd.DataFrame(rows)
+    generator = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        warm = torch.randn(1, 1, min(lengths), d_head, generator=generator)
+        for path in (explicit, fused):
+            path(warm, warm, warm)  # first-call dispatch and thread start-up stay out of the timings
+        for n in lengths:
+            q, k, v = torch.randn(3, 1, 1, n, d_head, generator=generator)  # each (1, 1, n, d_head)
+            explicit_time, explicit_bytes = _best_time(explicit, q, k, v, repeats, budget_seconds)
+            fused_time, fused_bytes = _best_time(fused, q, k, v, repeats, budget_seconds)
+            rows.append(
+                {
+                    "n": n,
+                    "explicit_seconds": explicit_time,
+                    "fused_seconds": fused_time,
+                    "explicit_bytes": explicit_bytes,
+                    "fused_bytes": fused_bytes,
+                    "score_matrix_bytes": n * n * 4,
+                    "memory_source": "tensor sizes (CPU)",
+                }
+            )
+    return rows

@@ -50,6 +50,8 @@ def self_attention(x: np.ndarray, seed: int = WEIGHT_SEED) -> np.ndarray:
 
 @dataclass(frozen=True)
 class ShuffleDemo:
+    """One run of the demo: the outputs for the typed order and for the shuffle, rows put back in typed order."""
+
     words: list[str]
     order: np.ndarray  # the shuffle: position i of the shuffled input holds word order[i]
     outputs: np.ndarray  # (tokens, width) for the words as typed
@@ -81,4 +83,5 @@ def for_figure(demo: ShuffleDemo) -> ShuffleDemo:
 
 
 def random_order(n: int, seed: int) -> np.ndarray:
+    """A seeded permutation of 0..n-1: the shuffle the demo offers."""
     return np.random.default_rng(seed).permutation(n)

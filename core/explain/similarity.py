@@ -155,48 +155,85 @@ def similarity_picture(
     positions = np.arange(0, n_positions, heatmap_stride(n_positions, max_side))
     needed = max(n_positions, int(starts.max() + offsets.max()) + 1)  # rows the curves and matrix touch
     pairs = (starts[:, None], starts[:, None] + offsets[None, :])  # (starts, offsets) row indices
+    if scheme not in SCHEMES:
+        raise ValueError(f"scheme must be one of {SCHEMES}, got {scheme!r}")
+    return _PICTURES[scheme](_PictureInputs(scheme, needed, d_model, base, seed, pairs, positions, offsets))
 
-    if scheme in ("sinusoidal", "learned (init)"):
-        if scheme == "sinusoidal":
-            vectors = encodings.sinusoidal(needed, d_model, base)
-        else:
-            vectors = encodings.learned_table(needed, d_model, max_positions=max(4096, needed), seed=seed)
-        curves = np.einsum("skd,skd->sk", vectors[pairs[0]], vectors[pairs[1]])
-        matrix = cosine_similarity_matrix(vectors[positions])
-        closed_form = (
-            closed_form_dot_product(offsets, d_model, base) if scheme == "sinusoidal" and d_model % 2 == 0 else None
-        )
-        label = "dot product PE(t)·PE(t+k)" if scheme == "sinusoidal" else "dot product L(t)·L(t+k)"
-        return SimilarityPicture(scheme, curves, matrix, positions, label, "cosine similarity", closed_form)
 
-    if scheme == "RoPE":
-        _check_even(d_model, "RoPE")
-        q, k = attention.random_query_key(d_model, seed)
-        rotated_q = attention.apply_rope(np.broadcast_to(q, (needed, d_model)), np.arange(needed), base)  # (n, d)
-        rotated_k = attention.apply_rope(np.broadcast_to(k, (needed, d_model)), np.arange(needed), base)  # (n, d)
-        curves = np.einsum("skd,skd->sk", rotated_q[pairs[0]], rotated_k[pairs[1]])
-        matrix = rotated_q[positions] @ rotated_k[positions].T
-        closed_form = attention.rope_score_closed_form(q, k, offsets, base)
-        return SimilarityPicture(scheme, curves, matrix, positions, "score q_t·k_(t+k)", "score q_m·k_n", closed_form)
+@dataclass(frozen=True)
+class _PictureInputs:
+    """What every scheme's picture needs: `needed` positions, the (start, start + offset) index pairs of the
+    curves and the `positions` the matrix keeps."""
 
-    if scheme == "ALiBi":
-        slope = float(attention.alibi_slopes(8)[0])
-        bias = attention.alibi_bias(needed, slope)
-        curves = bias[pairs[0], pairs[1]]
-        matrix = bias[np.ix_(positions, positions)]
-        closed_form = -slope * offsets.astype(np.float64)
-        return SimilarityPicture(
-            scheme, curves, matrix, positions, f"bias −{slope:g}·k", "bias −slope·|m−n|", closed_form
-        )
+    scheme: str
+    needed: int
+    d_model: int
+    base: float
+    seed: int
+    pairs: tuple[np.ndarray, np.ndarray]
+    positions: np.ndarray
+    offsets: np.ndarray
 
-    if scheme == "complex (Wang et al.)":
-        amplitude, frequency, phase = attention.random_complex_word(d_model // 2 or 1, base, seed)
-        word = attention.complex_order_embedding(np.arange(needed), amplitude, frequency, phase)  # (n, d/2)
-        curves = np.real(np.einsum("skd,skd->sk", word[pairs[0]], word[pairs[1]].conj()))
-        matrix = cosine_similarity_matrix(word[positions])
-        closed_form = (amplitude**2 * np.cos(offsets[:, None] * frequency[None, :])).sum(axis=1)
-        return SimilarityPicture(
-            scheme, curves, matrix, positions, "Re⟨f(t), f(t+k)⟩", "cosine similarity", closed_form
-        )
 
-    raise ValueError(f"scheme must be one of {SCHEMES}, got {scheme!r}")
+def _position_vector_picture(inputs: _PictureInputs) -> SimilarityPicture:
+    """sinusoidal and learned: dot products of the position vectors, cosine similarity in the matrix."""
+    scheme, d_model, base, needed = inputs.scheme, inputs.d_model, inputs.base, inputs.needed
+    if scheme == "sinusoidal":
+        vectors = encodings.sinusoidal(needed, d_model, base)
+    else:
+        vectors = encodings.learned_table(needed, d_model, max_positions=max(4096, needed), seed=inputs.seed)
+    curves = np.einsum("skd,skd->sk", vectors[inputs.pairs[0]], vectors[inputs.pairs[1]])
+    matrix = cosine_similarity_matrix(vectors[inputs.positions])
+    closed_form = (
+        closed_form_dot_product(inputs.offsets, d_model, base) if scheme == "sinusoidal" and d_model % 2 == 0 else None
+    )
+    label = "dot product PE(t)·PE(t+k)" if scheme == "sinusoidal" else "dot product L(t)·L(t+k)"
+    return SimilarityPicture(scheme, curves, matrix, inputs.positions, label, "cosine similarity", closed_form)
+
+
+def _rope_picture(inputs: _PictureInputs) -> SimilarityPicture:
+    """q_m·k_n for one random (seeded) q and k, rotated to their positions."""
+    d_model, needed, positions = inputs.d_model, inputs.needed, inputs.positions
+    _check_even(d_model, "RoPE")
+    q, k = attention.random_query_key(d_model, inputs.seed)
+    rotated_q = attention.apply_rope(np.broadcast_to(q, (needed, d_model)), np.arange(needed), inputs.base)  # (n, d)
+    rotated_k = attention.apply_rope(np.broadcast_to(k, (needed, d_model)), np.arange(needed), inputs.base)  # (n, d)
+    curves = np.einsum("skd,skd->sk", rotated_q[inputs.pairs[0]], rotated_k[inputs.pairs[1]])
+    matrix = rotated_q[positions] @ rotated_k[positions].T
+    closed_form = attention.rope_score_closed_form(q, k, inputs.offsets, inputs.base)
+    return SimilarityPicture(
+        inputs.scheme, curves, matrix, positions, "score q_t·k_(t+k)", "score q_m·k_n", closed_form
+    )
+
+
+def _alibi_picture(inputs: _PictureInputs) -> SimilarityPicture:
+    """The bias −slope·|m−n| of head 1 of 8 (slope 1/2)."""
+    slope = float(attention.alibi_slopes(8)[0])
+    bias = attention.alibi_bias(inputs.needed, slope)
+    curves = bias[inputs.pairs[0], inputs.pairs[1]]
+    matrix = bias[np.ix_(inputs.positions, inputs.positions)]
+    closed_form = -slope * inputs.offsets.astype(np.float64)
+    return SimilarityPicture(
+        inputs.scheme, curves, matrix, inputs.positions, f"bias −{slope:g}·k", "bias −slope·|m−n|", closed_form
+    )
+
+
+def _complex_picture(inputs: _PictureInputs) -> SimilarityPicture:
+    """Re⟨f(t), f(t+k)⟩ of one random (seeded) word, cosine similarity in the matrix."""
+    amplitude, frequency, phase = attention.random_complex_word(inputs.d_model // 2 or 1, inputs.base, inputs.seed)
+    word = attention.complex_order_embedding(np.arange(inputs.needed), amplitude, frequency, phase)  # (n, d/2)
+    curves = np.real(np.einsum("skd,skd->sk", word[inputs.pairs[0]], word[inputs.pairs[1]].conj()))
+    matrix = cosine_similarity_matrix(word[inputs.positions])
+    closed_form = (amplitude**2 * np.cos(inputs.offsets[:, None] * frequency[None, :])).sum(axis=1)
+    return SimilarityPicture(
+        inputs.scheme, curves, matrix, inputs.positions, "Re⟨f(t), f(t+k)⟩", "cosine similarity", closed_form
+    )
+
+
+_PICTURES = {
+    "sinusoidal": _position_vector_picture,
+    "learned (init)": _position_vector_picture,
+    "RoPE": _rope_picture,
+    "ALiBi": _alibi_picture,
+    "complex (Wang et al.)": _complex_picture,
+}

@@ -37,6 +37,7 @@ class BackendError(ValueError):
 
 
 def require_ray() -> Any:
+    """The ray module, imported on first need; BackendError with the install line when it is missing."""
     try:
         import ray
     except ImportError:
@@ -89,6 +90,7 @@ class RayBackend:
         return max(1, int(self.ray.cluster_resources().get("CPU", 1)) // max(1, threads))
 
     def where(self) -> str:
+        """The cluster in words: its CPUs and GPUs."""
         resources = self.ray.cluster_resources()
         return f"a Ray cluster of {int(resources.get('CPU', 0))} CPUs and {self.gpus} GPUs"
 

@@ -20,6 +20,8 @@ def _model_list(text: str) -> list[str]:
 
 
 def add_model_arguments(parser: argparse.ArgumentParser, ints: Callable[[str], list[int]], sweep: bool) -> None:
+    """The models and their architecture. With `sweep`, a list after --d-model or --pe-scale is read as the sweep
+    (the old spelling of --d-model-sweep and --pe-scale-sweep, which the evaluations add)."""
     model = parser.add_argument_group("models")
     model.add_argument(
         "--models", type=_model_list, default=["A", "B"], help=f"comma-separated: {','.join(MODEL_NAMES)}"
@@ -32,10 +34,10 @@ def add_model_arguments(parser: argparse.ArgumentParser, ints: Callable[[str], l
         "--d-model",
         type=ints,
         help="width after B's embedding (default: the patch)"
-        + ("; several, e.g. 16,32,64,128, sweep the embedding models" if sweep else ""),
+        + ("; a list, e.g. 16,32,64,128, is the sweep (--d-model-sweep)" if sweep else ""),
     )
-    model.add_argument("--heads", type=int, default=ModelConfig.n_heads)
-    model.add_argument("--layers", type=int, default=ModelConfig.n_layers)
+    model.add_argument("--heads", type=int, default=ModelConfig.heads, help="attention heads per encoder layer")
+    model.add_argument("--layers", type=int, default=ModelConfig.layers, help="encoder layers")
     model.add_argument("--ff-dim", type=int, help="encoder feed-forward width (default 4 x d_model)")
     model.add_argument("--dropout", type=float, default=ModelConfig.dropout)
     model.add_argument("--pe-base", type=float, default=ModelConfig.pe_base)
@@ -44,7 +46,7 @@ def add_model_arguments(parser: argparse.ArgumentParser, ints: Callable[[str], l
         type=parse_list("floats"),
         default=[ModelConfig.pe_scale],
         help="factor on the positional encoding"
-        + ("; several, e.g. 0,0.1,0.3,1, sweep the models with one" if sweep else ""),
+        + ("; a list, e.g. 0,0.1,0.3,1, is the sweep (--pe-scale-sweep)" if sweep else ""),
     )
     model.add_argument("--embed-scale", action="store_true", help="multiply the embedding by sqrt(d_model)")
     model.add_argument(
@@ -58,6 +60,7 @@ def add_model_arguments(parser: argparse.ArgumentParser, ints: Callable[[str], l
 def add_training_arguments(
     parser: argparse.ArgumentParser, ints: Callable[[str], list[int]], seeds: Sequence[int]
 ) -> None:
+    """Where runs execute, the seeds, and every training setting (defaults from TrainConfig)."""
     cluster = parser.add_argument_group("where runs execute")
     cluster.add_argument(
         "--backend", choices=BACKENDS, default="local", help=f"local threads, or a Ray cluster ({INSTALL})"
@@ -86,12 +89,14 @@ def add_training_arguments(
 
 
 def train_config(args: argparse.Namespace) -> TrainConfig:
+    """The TrainConfig of parsed arguments; the first value of a --d-model or --pe-scale list (a sweep's first
+    is the experiment's own)."""
     model = ModelConfig(
         patch=args.patch,
         tokens=args.tokens,
         d_model=args.d_model[0] if args.d_model else None,
-        n_heads=args.heads,
-        n_layers=args.layers,
+        heads=args.heads,
+        layers=args.layers,
         ff_dim=args.ff_dim,
         dropout=args.dropout,
         pe_base=args.pe_base,
@@ -136,3 +141,27 @@ def parse_list(kind: str):
             ) from None
 
     return parse
+
+
+# (flag, ModelConfig / TrainConfig field): what a command line writes back so it rebuilds the same config;
+# d_model is written by each CLI itself (a single width, or the experiment's sweep)
+MODEL_FLAGS = (
+    ("--tokens", "tokens"),
+    ("--patch", "patch"),
+    ("--heads", "heads"),
+    ("--layers", "layers"),
+    ("--ff-dim", "ff_dim"),
+    ("--dropout", "dropout"),
+    ("--pe-base", "pe_base"),
+    ("--pe-scale", "pe_scale"),
+)
+TRAIN_FLAGS = (
+    ("--epochs", "epochs"),
+    ("--batch-size", "batch_size"),
+    ("--lr", "learning_rate"),
+    ("--lr-schedule", "lr_schedule"),
+    ("--weight-decay", "weight_decay"),
+    ("--patience", "patience"),
+    ("--warmup-epochs", "warmup_epochs"),
+    ("--threads", "threads"),
+)

@@ -67,11 +67,13 @@ def to_plain(value: Any) -> Any:
 
 
 def require(condition: bool, message: str) -> None:
+    """ValueError("invalid results JSON: <message>") unless `condition` holds."""
     if not condition:
         raise ValueError(f"invalid results JSON: {message}")
 
 
 def is_number(value: Any) -> bool:
+    """A finite real number: an integer within 64 bits or a finite float; never a bool, NaN or infinity."""
     if type(value) is float:  # the parser's floats: the fast path of the millions of cells a file may hold
         return math.isfinite(value)
     if isinstance(value, Integral):
@@ -92,16 +94,19 @@ def is_text(value: Any, max_chars: int = MAX_REOPENED_TEXT_CHARS) -> bool:
 
 
 def check_keys(where: str, mapping: Any, keys: Sequence[str], optional: Sequence[str] = ()) -> None:
+    """`mapping` is an object holding every one of `keys` and nothing beyond them and `optional`."""
     require(isinstance(mapping, Mapping), f"{where} must be an object, got {type(mapping).__name__}")
     missing, extra = set(keys) - set(mapping), set(mapping) - set(keys) - set(optional)
     require(not missing and not extra, f"{where} keys: missing {sorted(missing)}, unexpected {sorted(extra)}")
 
 
 def check_optional_number(where: str, value: Any) -> None:
+    """`value` is null or a finite number."""
     require(value is None or is_number(value), f"{where} must be a finite number or null")
 
 
 def check_int_list(where: str, values: Any, minimum: int = 0) -> None:
+    """`values` is a non-empty list of 64-bit integers, each at least `minimum`."""
     require(
         isinstance(values, list) and values and all(is_int(v) and v >= minimum for v in values),
         f"{where} must be a non-empty list of integers >= {minimum}",
@@ -109,13 +114,13 @@ def check_int_list(where: str, values: Any, minimum: int = 0) -> None:
 
 
 def check_pair(where: str, pair: Any) -> None:
-    """A paired difference as core.lab.stats.summary.paired_differences writes it (fractions, p, verdict, sentence)."""
+    """A paired difference as core.lab.stats.summary.paired_differences writes it (points, p, verdict, sentence)."""
     check_keys(where, pair, PAIRED_KEYS)
     require(pair["metric"] in METRICS, f"{where}.metric must be one of {METRICS}")
     require(is_int(pair["n"]) and pair["n"] >= 0, f"{where}.n must be a non-negative integer")
     for key in ("diff_mean", "diff_sd", "mde80", "p"):
         check_optional_number(f"{where}.{key}", pair[key])
-    require(is_number(pair["margin"]) and pair["margin"] > 0, f"{where}.margin must be a positive fraction")
+    require(is_number(pair["margin"]) and pair["margin"] > 0, f"{where}.margin must be a positive number of points")
     for key in ("ci95", "ci90"):
         check_interval(f"{where}.{key}", pair[key])
     require(pair["verdict"] is None or pair["verdict"] in VERDICTS, f"{where}.verdict must be one of {VERDICTS}")
@@ -156,6 +161,7 @@ def _check_nested_cells(where: str, cells: Any, shape: tuple[int, ...]) -> None:
 
 
 def run_models(results: Mapping[str, Any]) -> set[str]:
+    """The models that have at least one run in `results`."""
     return {run["model"] for run in results["runs"]}
 
 
@@ -191,6 +197,7 @@ def check_interval(where: str, ci: Any) -> None:
 
 
 def check_fractions(where: str, values: Any, n: int) -> None:
+    """`values` is a list of `n` fractions in 0..1, one per class."""
     require(
         isinstance(values, list) and len(values) == n and all(is_number(v) and 0 <= v <= 1 for v in values),
         f"{where} must be {n} fractions, one per class",
@@ -220,6 +227,7 @@ def check_number_matrix(where: str, matrix: Any) -> None:
 
 
 def check_number_list(where: str, values: Any) -> None:
+    """`values` is a non-empty list of finite numbers."""
     require(
         isinstance(values, list) and values and all(is_number(v) for v in values),
         f"{where} must be a non-empty list of finite numbers",

@@ -53,9 +53,11 @@ class FileRef:
 
     @classmethod
     def of(cls, name: str, content: bytes, **choices: Any) -> FileRef:
+        """The reference of a file: its name and the SHA-256 of its bytes, with the reading choices made for it."""
         return cls(name, hashlib.sha256(content).hexdigest(), **choices)
 
     def choices(self) -> dict[str, Any]:
+        """The reading choices that were made (those left at None are not)."""
         return {key: getattr(self, key) for key in FILE_CHOICES if getattr(self, key) is not None}
 
 
@@ -64,7 +66,7 @@ class DataSpec:
     """One data set: the dataset and the settings that matter for it (the others keep their defaults)."""
 
     dataset: str = "synthetic"
-    data_seed: int = 0  # the synthetic set's seed (and the random split's, unless split_seed is given)
+    data_seed: int = 0  # the synthetic set's seed (and the random windowing's, unless split_seed is given)
     loads: tuple[int, ...] = (0,)  # motor loads in HP (synthetic, CWRU)
     synthetic_duration_s: float = SYNTHETIC_SECONDS
     folder: str | None = None  # CWRU or SEU folder; None: the shared data folder
@@ -147,6 +149,7 @@ class DataSpec:
     def add_arguments(
         parser: argparse.ArgumentParser, parse_ints: Callable[[str], list[int]]
     ) -> argparse._ArgumentGroup:
+        """The data flags of both CLIs, in a "data" group (returned, for the flags a CLI adds to it)."""
         group = parser.add_argument_group("data")
         group.add_argument("--dataset", choices=DATASETS, default="synthetic")
         group.add_argument(
@@ -163,7 +166,7 @@ class DataSpec:
         group.add_argument("--sample-rate", type=float, help="sample rate in Hz: CSV (overrides a time column), SEU")
         group.add_argument("--duration", type=float, default=SYNTHETIC_SECONDS, help="seconds per synthetic recording")
         group.add_argument(
-            "--data-seed", type=int, default=0, help="seed of the synthetic set (and of the random split)"
+            "--data-seed", type=int, default=0, help="seed of the synthetic set (and of the random windowing)"
         )
         group.add_argument(
             "--files-spec", help="JSON of per-file choices (label, channel, sample_rate, variable, interpretation)"

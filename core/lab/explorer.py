@@ -20,6 +20,8 @@ MAX_SPECTRUM_SECONDS = 10.0  # longer recordings are cut: finer resolution than 
 
 @dataclass
 class SignalViews:
+    """What the explorer draws of one recording: an excerpt, its amplitude and envelope spectra, fault markers."""
+
     time_s: np.ndarray  # (n_excerpt,)
     excerpt: np.ndarray  # (n_excerpt,)
     frequencies: np.ndarray  # (n_bins,) Hz
@@ -54,6 +56,8 @@ def fault_markers(label: str, rpm: float | None) -> dict[str, float]:
 
 
 def signal_views(recording: Recording, excerpt_s: float = 0.25) -> SignalViews:
+    """The explorer's views of `recording`: its first `excerpt_s` seconds and the spectra of up to
+    MAX_SPECTRUM_SECONDS; `note` says why the envelope band moved or the envelope is missing."""
     rate = recording.sample_rate
     signal = recording.signal[: int(MAX_SPECTRUM_SECONDS * rate)]
     n_excerpt = max(1, min(signal.size, int(excerpt_s * rate)))

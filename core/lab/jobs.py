@@ -63,7 +63,7 @@ class JobStatus:
     runs: list[dict[str, Any]]  # finished runs of the experiment itself, as in the results JSON (plus extras)
     error: str | None  # why the job failed
     elapsed_seconds: float  # since the job started running
-    stage: str | None = None  # "main", or the evaluation stage of the current run ("random split", ...)
+    stage: str | None = None  # "main", or the evaluation stage of the current run ("random windowing", ...)
     workers: int = 1  # runs trained side by side
     reason: str | None = None  # why a job stopped that nobody stopped by hand (its page stopped asking)
 
@@ -146,6 +146,7 @@ class Job:
 
     @property
     def done(self) -> bool:
+        """The job has reached one of FINISHED_STATES: done, stopped or failed."""
         return self._finished.is_set()
 
     @property

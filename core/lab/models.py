@@ -28,14 +28,16 @@ of `patch` bins, so that a token's index names a frequency band rather than a mo
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import torch
 import torch.nn as nn
 
 from core.explain.encodings import sinusoidal
 from core.lab.encoder_kernels import DropoutStream, attention_core, dropout
+from core.lab.names import MODEL_KEY_RENAMES, renamed
 
 TOKEN_KINDS = ("time", "fft")
 
@@ -82,8 +84,8 @@ class ModelConfig:
     patch: int = 32  # samples per time token, or rfft bins per FFT token
     tokens: str = "time"  # "time" or "fft"
     d_model: int | None = None  # width after the embedding; None means patch (A is always patch wide)
-    n_heads: int = 4
-    n_layers: int = 2
+    heads: int = 4  # attention heads per encoder layer (n_heads before)
+    layers: int = 2  # encoder layers (n_layers before)
     ff_dim: int | None = None  # encoder feed-forward width; None means 4 * d_model
     dropout: float = 0.1
     pe_base: float = 10000.0
@@ -99,6 +101,12 @@ class ModelConfig:
         if not has_embedding(model_name) or self.d_model is None:
             return self.patch
         return self.d_model
+
+    @classmethod
+    def from_dict(cls, settings: Mapping[str, Any]) -> ModelConfig:
+        """The config a results or study JSON records (train.model); the old names n_heads and n_layers are read
+        as heads and layers."""
+        return cls(**renamed(settings, MODEL_KEY_RENAMES))
 
 
 def count_tokens(window: int, config: ModelConfig) -> int:
@@ -128,6 +136,7 @@ class Tokenizer(nn.Module):
         self.patch = config.patch
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """(batch, window) signal -> (batch, tokens, patch) tokens."""
         if self.kind == "fft":
             # "ortho" keeps a unit-variance window's band magnitudes near 1, the scale of the time tokens
             x = torch.fft.rfft(x.float(), norm="ortho").abs()[:, : x.shape[-1] // 2]  # (batch, window/2)
@@ -144,7 +153,7 @@ class TransformerClassifier(nn.Module):
         self.tokenizer = Tokenizer(window, config)
         n_tokens = self.tokenizer.n_tokens
         d_model = config.width(model_name)
-        check_heads(d_model, config.n_heads)
+        check_heads(d_model, config.heads)
 
         # B-concat keeps the encoder as wide as B's: half the width for the embedding, half for the PE
         position_width = d_model // 2 if combine == "concat" else d_model
@@ -169,12 +178,12 @@ class TransformerClassifier(nn.Module):
 
         layer = nn.TransformerEncoderLayer(
             d_model,
-            config.n_heads,
+            config.heads,
             dim_feedforward=config.ff_dim or 4 * d_model,
             dropout=config.dropout,
             batch_first=True,
         )
-        self.encoder = SeededTransformerEncoder(layer, config.n_layers)
+        self.encoder = SeededTransformerEncoder(layer, config.layers)
         self.head = nn.Linear(d_model, n_classes)
 
     @property
@@ -184,9 +193,12 @@ class TransformerClassifier(nn.Module):
 
     @dropout_stream.setter
     def dropout_stream(self, stream: DropoutStream | None) -> None:
+        """Give the encoder the stream every dropout mask is drawn from."""
         self.encoder.stream = stream
 
     def forward(self, x: torch.Tensor, token_order: torch.Tensor | None = None) -> torch.Tensor:
+        """(batch, window) -> (batch, n_classes) logits; `token_order` (batch, tokens) reorders the tokens first,
+        before any embedding or position signal (the order test)."""
         tokens = self.tokenizer(x)  # (batch, tokens, patch)
         if token_order is not None:  # the order test: the input patches reordered, before embedding and position
             tokens = tokens.gather(1, token_order[:, :, None].expand(-1, -1, tokens.shape[-1]))
@@ -204,6 +216,7 @@ class TransformerClassifier(nn.Module):
 
     @property
     def n_parameters(self) -> int:
+        """Trainable parameters (the sinusoidal table is a buffer, not counted)."""
         return count_parameters(self)
 
 
@@ -214,14 +227,15 @@ class SeededTransformerEncoder(nn.TransformerEncoder):
     that dropout also takes SDPA's slower masked-math path. Evaluation gives the same numbers as torch's
     forward; the layers must be post-norm with ReLU, batch first (the only kind this module builds)."""
 
-    def __init__(self, layer: nn.TransformerEncoderLayer, n_layers: int):
+    def __init__(self, layer: nn.TransformerEncoderLayer, layers: int):
         if layer.norm_first or not layer.self_attn.batch_first or layer.activation is not nn.functional.relu:
             raise ValueError("SeededTransformerEncoder takes post-norm, batch-first encoder layers with ReLU")
-        super().__init__(layer, n_layers, enable_nested_tensor=False)
+        super().__init__(layer, layers, enable_nested_tensor=False)
         self.stream: DropoutStream | None = None
         self.captured: list[torch.Tensor] | None = None  # set to a list to collect each layer's attention
 
     def forward(self, h: torch.Tensor) -> torch.Tensor:  # type: ignore[override]
+        """(batch, tokens, d_model) through every layer, each dropout mask drawn from `stream`."""
         for layer in self.layers:
             p = layer.dropout.p
             h = layer.norm1(h + dropout(self._self_attention(layer.self_attn, h), p, self.training, self.stream))
@@ -274,6 +288,7 @@ class WideKernelCNN(nn.Module):
         self.head = nn.Linear(widths[-1], n_classes)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """(batch, window) -> (batch, n_classes) logits."""
         if self.use_spectrum:
             x = torch.fft.rfft(x.float(), norm="ortho").abs()[:, : x.shape[-1] // 2]  # (batch, window/2)
         h = self.features(x.unsqueeze(1))  # (batch, channels, length)
@@ -281,6 +296,7 @@ class WideKernelCNN(nn.Module):
 
     @property
     def n_parameters(self) -> int:
+        """Trainable parameters."""
         return count_parameters(self)
 
 
@@ -294,11 +310,12 @@ def _conv_block(c_in: int, c_out: int, kernel: int, stride: int, padding: int) -
     )
 
 
-def check_heads(d_model: int, n_heads: int) -> None:
-    if n_heads < 1 or d_model % n_heads:
+def check_heads(d_model: int, heads: int) -> None:
+    """ValueError, with the widths that would do, unless `heads` divides `d_model`."""
+    if heads < 1 or d_model % heads:
         divisors = [h for h in range(1, d_model + 1) if d_model % h == 0]
         raise ValueError(
-            f"n_heads={n_heads} must divide d_model={d_model} (each head gets d_model / n_heads dimensions); "
+            f"heads={heads} must divide d_model={d_model} (each head gets d_model / heads dimensions); "
             f"choose one of {divisors}"
         )
 
@@ -332,4 +349,4 @@ def check_model_settings(models: Sequence[str], window: int, config: ModelConfig
     if transformers:
         count_tokens(window, config)
     for width in sorted({config.width(model) for model in transformers}):
-        check_heads(width, config.n_heads)
+        check_heads(width, config.heads)

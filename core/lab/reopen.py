@@ -20,10 +20,10 @@ import numpy as np
 from core.lab import evaluations, report
 from core.lab.contract import is_int, is_text, read_json, require
 from core.lab.data_spec import DataSpec
-from core.lab.experiment.results import validate_results
+from core.lab.experiment.results import migrate_results, validate_results
 from core.lab.models import MODEL_NAMES
 from core.lab.probes.tables import order_table
-from core.lab.study.contract import validate_study
+from core.lab.study.contract import migrate_study, validate_study
 from core.limits import (
     MAX_CLASSES,
     MAX_HISTORY_EPOCHS,
@@ -51,6 +51,7 @@ def open_saved(raw: bytes) -> tuple[str, dict[str, Any]]:
     try:
         content = read_json(raw)
         kind = saved_kind(content)
+        content = (migrate_study if kind == "study" else migrate_results)(content)
         (check_study if kind == "study" else check_results)(content)
     except ValueError as error:
         raise _one_line(error) from None
@@ -82,7 +83,7 @@ def check_results(results: dict[str, Any]) -> None:
     config = results["config"]
     data = config.get("data")
     require(isinstance(data, dict), "config.data must be an object")
-    for key in ("dataset", "split_mode"):
+    for key in ("dataset", "windowing"):
         require(is_text(data.get(key), MAX_TEXT_CHARS), f"config.data.{key} must be a name")
     for key in ("window", "stride"):
         require(is_int(data.get(key)) and data[key] >= 1, f"config.data.{key} must be a positive integer")

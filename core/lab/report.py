@@ -28,9 +28,9 @@ def format_list(values: Sequence[float]) -> str:
     return ",".join(format_number(v) for v in values)
 
 
-def points(fraction: float) -> str:
-    """A difference of fractions as signed percentage points: 0.006 -> "+0.6"."""
-    return f"{100 * fraction:+.1f}"
+def points(value: float) -> str:
+    """A difference in percentage points, signed, to one decimal: 0.63 -> "+0.6"."""
+    return f"{value:+.1f}"
 
 
 def percent_mean_sd(mean: float, sd: float | None) -> str:
@@ -50,7 +50,7 @@ def ci_points(ci: Sequence[float]) -> str:
 
 
 def difference_with_ci(pair: Mapping[str, Any]) -> str:
-    """A paired difference and its interval: "+1.7 (-5.4 to +8.7)", or "+1.7" without an interval."""
+    """A paired difference (in points) and its interval: "+1.7 (-5.4 to +8.7)", or "+1.7" without an interval."""
     interval = "" if pair["ci95"] is None else f" ({ci_points(pair['ci95'])})"
     return f"{points(pair['diff_mean'])}{interval}"
 

@@ -47,12 +47,12 @@ class PlanSettings(Protocol):
     models: list[str]
     seeds: list[int]
     config: TrainConfig
-    windowing: dict[str, Any]
+    cutting: dict[str, Any]  # make_windows' keywords: window, stride, shares, windowing, seed
     evaluations: Mapping[str, Any]
 
     @property
-    def split_mode(self) -> str:
-        """ "time" or "random": how the experiment's own windows were split."""
+    def main_windowing(self) -> str:
+        """ "time" or "random": the windowing of the experiment's own windows."""
         ...
 
 
@@ -78,8 +78,8 @@ class PlanContext:
     stages: list[Stage]
 
     def cut(self, recordings: Sequence[Recording], **overrides: Any) -> WindowSet:
-        """Windows of `recordings` cut as the plan cuts its own, with `overrides` (e.g. mode="random")."""
-        return make_windows(list(recordings), **{**self.plan.windowing, **overrides})
+        """Windows of `recordings` cut as the plan cuts its own, with `overrides` (e.g. windowing="random")."""
+        return make_windows(list(recordings), **{**self.plan.cutting, **overrides})
 
     def add_stage(
         self,
@@ -89,6 +89,7 @@ class PlanContext:
         config: TrainConfig | None = None,
         fixed_test_sets: dict[str, tuple[Any, Any]] | None = None,
     ) -> Stage:
+        """Add a stage of runs (at the plan's config unless `config` is given) and return it."""
         stage = Stage(key, windows, list(models), config or self.plan.config, dict(fixed_test_sets or {}))
         self.stages.append(stage)
         return stage
@@ -99,6 +100,8 @@ class PlanContext:
 
 @dataclass(frozen=True)
 class StageStarted:
+    """A stage is about to train: its windows and how many runs it holds."""
+
     stage: StageKey
     windows: WindowSet
     n_runs: int  # runs of this stage
@@ -106,6 +109,8 @@ class StageStarted:
 
 @dataclass(frozen=True)
 class RunStarted:
+    """One run begins (sent from the thread that trains it)."""
+
     stage: StageKey
     model: str
     seed: int
@@ -113,6 +118,8 @@ class RunStarted:
 
 @dataclass(frozen=True)
 class EpochEnded:
+    """One epoch of one run ended (sent from the thread that trains it)."""
+
     stage: StageKey
     model: str
     seed: int
@@ -122,6 +129,8 @@ class EpochEnded:
 
 @dataclass(frozen=True)
 class RunFinished:
+    """One run finished (sent from the caller's thread)."""
+
     stage: StageKey
     run: dict[str, Any]  # as train() returns it, with "stage" (the stage's label); "weights" if kept
 
@@ -141,6 +150,7 @@ class PlanStopped(TrainingStopped):
 
 
 def ignore_event(event: Event) -> None:
+    """The progress callback of a caller that follows nothing."""
     pass
 
 

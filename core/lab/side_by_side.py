@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import queue
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import nullcontext
 from typing import Any, TypeVar
 
@@ -20,6 +20,7 @@ from core.lab.training import TrainingStopped, cpu_threads
 
 Task = TypeVar("Task")
 Run = dict[str, Any]
+_Outcome = tuple[int, Run | None, BaseException | None]  # (task index, its run, or the error it raised)
 
 
 def train_side_by_side(
@@ -38,9 +39,37 @@ def train_side_by_side(
     def stop() -> bool:
         return halt.is_set() or (should_stop is not None and should_stop())
 
-    pending = list(enumerate(tasks))
+    outcomes: queue.Queue[_Outcome] = queue.Queue()
+    work = _run_loop(list(enumerate(tasks)), outcomes, train_one, stop)
+    collected = _Collected(halt, on_finished)
+    with cpu_threads(threads) if threads is not None else nullcontext():
+        runners = [
+            threading.Thread(target=work, name=f"pe-lab-run-{n}", daemon=True) for n in range(min(workers, len(tasks)))
+        ]
+        for runner in runners:
+            runner.start()
+        try:
+            for outcome in _arrivals(runners, outcomes):
+                collected.take(*outcome)
+        except BaseException:
+            halt.set()
+            raise
+    if collected.failure is not None:
+        raise collected.failure
+    # a stop asked between runs: the rest never started
+    stopped = collected.stopped or len(collected.finished) < len(tasks)
+    return [collected.finished[index] for index in sorted(collected.finished)], stopped
+
+
+def _run_loop(
+    pending: list[tuple[int, Task]],
+    outcomes: queue.Queue[_Outcome],
+    train_one: Callable[[Task, Callable[[], bool]], Run],
+    stop: Callable[[], bool],
+) -> Callable[[], None]:
+    """What each run thread does: take the next pending task until none is left or a stop is asked, and
+    report each outcome, an error included, to the coordinating thread."""
     pending_lock = threading.Lock()
-    outcomes: queue.Queue[tuple[int, Run | None, BaseException | None]] = queue.Queue()
 
     def work() -> None:
         while True:
@@ -53,34 +82,36 @@ def train_side_by_side(
             except BaseException as error:  # reported to the coordinating thread, which decides
                 outcomes.put((index, None, error))
 
-    finished: dict[int, Run] = {}
-    stopped, failure = False, None
-    with cpu_threads(threads) if threads is not None else nullcontext():
-        runners = [
-            threading.Thread(target=work, name=f"pe-lab-run-{n}", daemon=True) for n in range(min(workers, len(tasks)))
-        ]
-        for runner in runners:
-            runner.start()
+    return work
+
+
+def _arrivals(runners: list[threading.Thread], outcomes: queue.Queue[_Outcome]) -> Iterator[_Outcome]:
+    """The outcomes as they arrive, until every run thread has ended and none is left unread. The short
+    wait keeps the calling thread responsive to Ctrl-C."""
+    while any(runner.is_alive() for runner in runners) or not outcomes.empty():
         try:
-            while any(runner.is_alive() for runner in runners) or not outcomes.empty():
-                try:
-                    index, run, error = outcomes.get(timeout=0.1)
-                except queue.Empty:
-                    continue
-                if isinstance(error, TrainingStopped):
-                    stopped = True
-                    halt.set()
-                elif error is not None:  # the first failure wins; the others are stopped
-                    failure = failure or error
-                    halt.set()
-                else:
-                    finished[index] = run
-                    if on_finished is not None:
-                        on_finished(run)
-        except BaseException:
-            halt.set()
-            raise
-    if failure is not None:
-        raise failure
-    stopped = stopped or len(finished) < len(tasks)  # a stop asked between runs: the rest never started
-    return [finished[index] for index in sorted(finished)], stopped
+            yield outcomes.get(timeout=0.1)
+        except queue.Empty:
+            continue
+
+
+class _Collected:
+    """The calling thread's tally: the finished runs by task index, whether a run was stopped, the first failure."""
+
+    def __init__(self, halt: threading.Event, on_finished: Callable[[Run], None] | None) -> None:
+        self.halt, self.on_finished = halt, on_finished
+        self.finished: dict[int, Run] = {}
+        self.stopped, self.failure = False, None
+
+    def take(self, index: int, run: Run | None, error: BaseException | None) -> None:
+        """Record one outcome; a stopped or failed run halts the others."""
+        if isinstance(error, TrainingStopped):
+            self.stopped = True
+            self.halt.set()
+        elif error is not None:  # the first failure wins; the others are stopped
+            self.failure = self.failure or error
+            self.halt.set()
+        else:
+            self.finished[index] = run
+            if self.on_finished is not None:
+                self.on_finished(run)

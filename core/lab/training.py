@@ -34,6 +34,7 @@ from core.lab.vibration.windows import WindowSet
 
 EVAL_BATCH_SIZE = 1024  # no gradients are kept at evaluation, so larger batches cost little memory
 LR_SCHEDULES = ("constant", "cosine")
+_TestSets = Mapping[str, tuple[np.ndarray, np.ndarray]]  # name -> (x, y) windows the restored model scores
 
 
 @dataclass
@@ -57,7 +58,7 @@ class TrainConfig:
 
     def __post_init__(self) -> None:
         if isinstance(self.model, Mapping):
-            self.model = ModelConfig(**self.model)
+            self.model = ModelConfig.from_dict(self.model)
         if isinstance(self.warmup_epochs, bool) or not isinstance(self.warmup_epochs, int) or self.warmup_epochs < 0:
             raise ValueError(f"warmup_epochs must be zero or a positive integer, got {self.warmup_epochs!r}")
         for name in ("epochs", "batch_size", "patience", "threads"):
@@ -72,10 +73,12 @@ class TrainConfig:
             raise ValueError(f"lr_schedule must be one of {LR_SCHEDULES}, got {self.lr_schedule!r}")
 
     def to_dict(self) -> dict[str, Any]:
+        """The settings as plain JSON values, the model's nested under "model"."""
         return asdict(self)
 
     @classmethod
     def from_dict(cls, settings: Mapping[str, Any]) -> TrainConfig:
+        """The config `to_dict` wrote, checked again as any new one is."""
         return cls(**settings)
 
 
@@ -94,6 +97,7 @@ def pick_device(device: str | torch.device | None = None) -> torch.device:
 
 
 def describe_device(device: torch.device) -> str:
+    """The device as a run records it: "cpu", or "cuda (<GPU name>)"."""
     if device.type == "cuda":
         return f"cuda ({torch.cuda.get_device_name(device)})"
     return device.type
@@ -204,6 +208,7 @@ class WarmUpSchedule:
         self.step_index, self.epoch = 0, 0
 
     def before_step(self) -> None:
+        """Before every optimizer step: count the step and set the rate it uses."""
         self.step_index += 1
         self._set_rate()
 
@@ -297,6 +302,89 @@ def _loss_and_accuracy(
     return loss, accuracy
 
 
+def _schedules(
+    optimizer: torch.optim.Optimizer, config: TrainConfig, n_train: int
+) -> tuple[WarmUpSchedule | torch.optim.lr_scheduler.LRScheduler | None, WarmUpSchedule | None]:
+    """The schedule stepped once per epoch, and the warm-up stepped before each optimizer step (or None)."""
+    if config.warmup_epochs:
+        warm_up = WarmUpSchedule(optimizer, config, steps_per_epoch(n_train, config.batch_size))
+        return warm_up, warm_up
+    if config.lr_schedule == "cosine":
+        # T_max = epochs: an early stop leaves the rate where it was, the schedule does not know it is coming
+        return torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=config.epochs), None
+    return None, None
+
+
+@dataclass
+class _Fitted:
+    """What the epoch loop leaves behind: the history, the best epoch and its weights, and two timings."""
+
+    history: list[dict[str, float]]
+    best_epoch: int
+    best_state: dict[str, torch.Tensor] | None
+    train_seconds: float  # wall seconds of the whole loop, validation included
+    training_seconds: float  # seconds inside the training passes alone
+
+
+def _fit(
+    model: torch.nn.Module,
+    model_name: str,
+    windows: WindowSet,
+    config: TrainConfig,
+    seed: int,
+    device: torch.device,
+    progress: Callable[[int, dict[str, float]], None] | None,
+    should_stop: Callable[[], bool] | None,
+) -> _Fitted:
+    """Train on the train split epoch by epoch, scoring the validation split after each, until `config.epochs`
+    or `config.patience` epochs without a new best validation loss; a non-finite loss raises FloatingPointError."""
+    x_train, x_val = (torch.as_tensor(x, dtype=torch.float32, device=device) for x in (windows.x_train, windows.x_val))
+    y_train, y_val = (torch.as_tensor(y, dtype=torch.long, device=device) for y in (windows.y_train, windows.y_val))
+    optimizer = make_optimizer(model, config, device)
+    schedule, warm_up = _schedules(optimizer, config, len(x_train))
+    generator = torch.Generator().manual_seed(seed)
+    history: list[dict[str, float]] = []
+    best_loss, best_epoch, best_state = math.inf, 0, None
+    training_seconds = 0.0
+    started = time.perf_counter()
+    for epoch in range(1, config.epochs + 1):
+        epoch_started = time.perf_counter()
+        train_loss = _train_epoch(model, optimizer, x_train, y_train, config, generator, device, should_stop, warm_up)
+        training_seconds += time.perf_counter() - epoch_started
+        if schedule is not None:
+            schedule.step()
+        val_loss, val_accuracy = _loss_and_accuracy(model, x_val, y_val, device)
+        if not (math.isfinite(train_loss) and math.isfinite(val_loss)):
+            raise FloatingPointError(
+                f"{model_name} diverged at epoch {epoch} (train loss {train_loss}, validation loss {val_loss}); "
+                f"lower the learning rate (now {config.learning_rate:g})"
+            )
+        history.append({"epoch": epoch, "train_loss": train_loss, "val_loss": val_loss, "val_accuracy": val_accuracy})
+        if progress is not None:
+            progress(epoch, dict(history[-1]))
+        if val_loss < best_loss:
+            best_loss, best_epoch = val_loss, epoch
+            best_state = copy.deepcopy(model.state_dict())
+        elif epoch - best_epoch >= config.patience:
+            break
+    return _Fitted(history, best_epoch, best_state, time.perf_counter() - started, training_seconds)
+
+
+def _test_scores(
+    model: torch.nn.Module, windows: WindowSet, patch: int, device: torch.device, extra_test_sets: _TestSets | None
+) -> tuple[np.ndarray, dict[str, Any], dict[str, dict[str, Any]]]:
+    """The restored model's class probabilities on the test windows, its order test, and each extra set's metrics."""
+    x_test = torch.as_tensor(windows.x_test, dtype=torch.float32, device=device)
+    probabilities = torch.softmax(_predict_logits(model, x_test, device), dim=1).cpu().numpy()  # (n_test, classes)
+    y_test = torch.as_tensor(windows.y_test, dtype=torch.long, device=device)
+    scores_by_order = order_test(model, x_test, y_test, patch)
+    extra_tests = {
+        name: classification_metrics(y, _predict_classes(model, x, device), len(windows.class_names))
+        for name, (x, y) in (extra_test_sets or {}).items()
+    }
+    return probabilities, scores_by_order, extra_tests
+
+
 def train(
     windows: WindowSet,
     model_name: str,
@@ -321,77 +409,26 @@ def train(
     device = pick_device(device)
     _check_windows(windows)
     n_classes = len(windows.class_names)
-    threads = cpu_threads(config.threads) if device.type == "cpu" else nullcontext()
-    with threads:
+    with cpu_threads(config.threads) if device.type == "cpu" else nullcontext():
         model = _seeded_model(model_name, windows.window, n_classes, config.model, seed, device)
-        x_train, x_val, x_test = (
-            torch.as_tensor(x, dtype=torch.float32, device=device)
-            for x in (windows.x_train, windows.x_val, windows.x_test)
+        fitted = _fit(model, model_name, windows, config, seed, device, progress, should_stop)
+        model.load_state_dict(fitted.best_state)
+        probabilities, scores_by_order, extra_tests = _test_scores(
+            model, windows, config.model.patch, device, extra_test_sets
         )
-        y_train, y_val = (torch.as_tensor(y, dtype=torch.long, device=device) for y in (windows.y_train, windows.y_val))
-        optimizer = make_optimizer(model, config, device)
-        # T_max = epochs: an early stop leaves the rate where it was, the schedule does not know it is coming
-        warm_up = WarmUpSchedule(optimizer, config, steps_per_epoch(len(x_train), config.batch_size))
-        if config.warmup_epochs:
-            schedule = warm_up
-        elif config.lr_schedule == "cosine":
-            schedule, warm_up = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=config.epochs), None
-        else:
-            schedule, warm_up = None, None
-        generator = torch.Generator().manual_seed(seed)
-
-        history: list[dict[str, float]] = []
-        best_loss, best_epoch, best_state = math.inf, 0, None
-        training_seconds = 0.0
-        started = time.perf_counter()
-        for epoch in range(1, config.epochs + 1):
-            epoch_started = time.perf_counter()
-            train_loss = _train_epoch(
-                model, optimizer, x_train, y_train, config, generator, device, should_stop, warm_up
-            )
-            training_seconds += time.perf_counter() - epoch_started
-            if schedule is not None:
-                schedule.step()
-            val_loss, val_accuracy = _loss_and_accuracy(model, x_val, y_val, device)
-            row = {"epoch": epoch, "train_loss": train_loss, "val_loss": val_loss, "val_accuracy": val_accuracy}
-            if not (math.isfinite(train_loss) and math.isfinite(val_loss)):
-                raise FloatingPointError(
-                    f"{model_name} diverged at epoch {epoch} (train loss {train_loss}, validation loss {val_loss}); "
-                    f"lower the learning rate (now {config.learning_rate:g})"
-                )
-            history.append(row)
-            if progress is not None:
-                progress(epoch, dict(row))
-            if val_loss < best_loss:
-                best_loss, best_epoch = val_loss, epoch
-                best_state = copy.deepcopy(model.state_dict())
-            elif epoch - best_epoch >= config.patience:
-                break
-        train_seconds = time.perf_counter() - started
-
-        model.load_state_dict(best_state)
-        probabilities = torch.softmax(_predict_logits(model, x_test, device), dim=1).cpu().numpy()  # (n_test, classes)
-        predictions = probabilities.argmax(axis=1)
-        y_test = torch.as_tensor(windows.y_test, dtype=torch.long, device=device)
-        scores_by_order = order_test(model, x_test, y_test, config.model.patch)
-        extra_tests = {
-            name: classification_metrics(y, _predict_classes(model, x, device), n_classes)
-            for name, (x, y) in (extra_test_sets or {}).items()
-        }
-
     run = {
         "model": model_name,
         "seed": int(seed),
-        **classification_metrics(windows.y_test, predictions, n_classes),
-        "epochs": len(history),
-        "train_seconds": train_seconds,
-        "windows_per_second": len(windows.x_train) * len(history) / max(training_seconds, 1e-9),
+        **classification_metrics(windows.y_test, probabilities.argmax(axis=1), n_classes),
+        "epochs": len(fitted.history),
+        "train_seconds": fitted.train_seconds,
+        "windows_per_second": len(windows.x_train) * len(fitted.history) / max(fitted.training_seconds, 1e-9),
         "device": describe_device(device),
-        "history": history,
+        "history": fitted.history,
         "n_parameters": count_parameters(model),
-        "best_epoch": best_epoch,
+        "best_epoch": fitted.best_epoch,
         # the best epoch in the last tenth of the cap: the validation loss was still falling when training stopped
-        "converged": bool(best_epoch <= 0.9 * config.epochs),
+        "converged": bool(fitted.best_epoch <= 0.9 * config.epochs),
         **per_window_scores(windows.y_test, probabilities),
         "order_test": scores_by_order,
     }

@@ -2,6 +2,8 @@
 
     python tests/data/make_fixtures.py            # (re)write tests/data/pipeline_*.json
     python tests/data/make_fixtures.py --check    # run the plans and compare with the stored files
+    python tests/data/make_fixtures.py --check --migrated   # the same, the stored files first migrated to the
+                                                            # current schema (core.lab.experiment.results)
 
 Each plan is a `python -m core.experiment` argument list on the built-in synthetic set (CPU, one torch
 thread, fixed seeds), so the fixtures pin what the CLI and the Fault lab produce, not how the code is laid
@@ -20,6 +22,7 @@ import argparse
 import contextlib
 import io
 import json
+import math
 import sys
 import tempfile
 from pathlib import Path
@@ -31,12 +34,12 @@ if str(ROOT) not in sys.path:
 HERE = Path(__file__).resolve().parent
 TINY = ["--duration", "1.0", "--window", "128", "--patch", "16", "--heads", "2", "--layers", "1", "--threads", "1"]
 PLANS: dict[str, list[str]] = {
-    # A and B with every evaluation on: split comparison, cross-load, noise and the d_model sweep
+    # A and B with every evaluation on: windowing comparison, cross-load, noise and the d_model sweep
     "every_evaluation": [
         *TINY,
         *(
-            "--loads 0,1 --models A,B --seeds 0,1 --epochs 2 --workers 1 --split time,random "
-            "--train-loads 0,1 --test-loads 0,1 --snr=-4,0,8 --d-model 16,32"
+            "--loads 0,1 --models A,B --seeds 0,1 --epochs 2 --workers 1 --windowing time,random "
+            "--train-loads 0,1 --test-loads 0,1 --snr=-4,0,8 --d-model-sweep 16,32"
         ).split(),
     ],
     # every other model, FFT tokens, two runs side by side
@@ -46,11 +49,11 @@ PLANS: dict[str, list[str]] = {
             "--models A,A+PE,B-noPE,B,B-learned,B-concat,CNN --seeds 3 --epochs 2 --tokens fft --workers 2 --d-model 32"
         ).split(),
     ],
-    # the leaky split, a cosine schedule, an overlapping stride and other shares, metric F1
+    # the leaky random windowing, a cosine schedule, an overlapping stride and other shares, metric F1
     "random_split_cosine": [
         *TINY,
         *(
-            "--models A,B --seeds 0,1 --epochs 3 --split random --lr-schedule cosine --stride "
+            "--models A,B --seeds 0,1 --epochs 3 --windowing random --lr-schedule cosine --stride "
             "96 --shares 0.6,0.2,0.2 --data-seed 2 --split-seed 5 --metric f1 --embed-scale "
             "--pe-scale 0.5 --workers 1"
         ).split(),
@@ -58,6 +61,9 @@ PLANS: dict[str, list[str]] = {
 }
 # Fields that measure time (or say which schema wrote the file), not what was computed.
 TIMING_KEYS = frozenset({"train_seconds", "windows_per_second", "wall_seconds", "schema_version"})
+# With --migrated: a paired difference the migration multiplied by 100 (fractions to points) may differ from the
+# one computed in points by the last bit of its float, so these compare to 1e-12 relative; every other value exactly.
+RESCALED_TOLERANCE = 1e-12
 
 
 def environment() -> dict[str, str]:
@@ -93,9 +99,20 @@ def without_timing(value):
     return value
 
 
-def first_difference(expected, actual, where: str = "results", allow_new: bool = False) -> str | None:
+def first_difference(
+    expected, actual, where: str = "results", allow_new: bool = False, rescaled: frozenset[str] = frozenset()
+) -> str | None:
     """Where two JSON values first differ, in words, or None when they are equal. With `allow_new`, keys
-    only `actual` has are passed over: a new setting at its old value must leave every stored value alone."""
+    only `actual` has are passed over: a new setting at its old value must leave every stored value alone.
+    Floats under a key of `rescaled` compare to RESCALED_TOLERANCE (relative), all others exactly."""
+    if (
+        rescaled
+        and type(expected) is float
+        and type(actual) is float
+        and where.rsplit(".", 1)[-1].split("[")[0] in rescaled
+    ):
+        close = math.isclose(expected, actual, rel_tol=RESCALED_TOLERANCE, abs_tol=RESCALED_TOLERANCE)
+        return None if close else f"{where}: {expected!r} != {actual!r} (beyond {RESCALED_TOLERANCE:g} relative)"
     if type(expected) is not type(actual):
         return f"{where}: {type(expected).__name__} {expected!r:.80} != {type(actual).__name__} {actual!r:.80}"
     if isinstance(expected, dict):
@@ -103,7 +120,7 @@ def first_difference(expected, actual, where: str = "results", allow_new: bool =
             missing, new = sorted(set(expected) - set(actual)), sorted(set(actual) - set(expected))
             return f"{where}: keys differ: missing {missing}, new {new}"
         for key in expected:
-            found = first_difference(expected[key], actual[key], f"{where}.{key}", allow_new)
+            found = first_difference(expected[key], actual[key], f"{where}.{key}", allow_new, rescaled)
             if found:
                 return found
         return None
@@ -111,7 +128,7 @@ def first_difference(expected, actual, where: str = "results", allow_new: bool =
         if len(expected) != len(actual):
             return f"{where}: {len(expected)} items != {len(actual)}"
         for i, (one, other) in enumerate(zip(expected, actual)):
-            found = first_difference(one, other, f"{where}[{i}]", allow_new)
+            found = first_difference(one, other, f"{where}[{i}]", allow_new, rescaled)
             if found:
                 return found
         return None
@@ -126,15 +143,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--allow-new-keys", action="store_true", help="with --check: pass over keys the stored JSON lacks"
     )
+    parser.add_argument(
+        "--migrated",
+        action="store_true",
+        help="with --check: migrate the stored JSON to the current schema first (renamed keys, points)",
+    )
     args = parser.parse_args(argv)
     failed = 0
     for name in args.plans.split(","):
         results = run_plan_argv([*PLANS[name], *args.extra.split()])
         path = fixture_path(name)
         if args.check:
-            stored = json.loads(path.read_text(encoding="utf-8"))
+            stored = json.loads(path.read_text(encoding="utf-8"))["results"]
+            rescaled: frozenset[str] = frozenset()
+            if args.migrated:
+                from core.lab.experiment.results import POINTS_KEYS, migrate_results
+
+                stored, rescaled = migrate_results(stored), frozenset(POINTS_KEYS)
             difference = first_difference(
-                without_timing(stored["results"]), without_timing(results), allow_new=args.allow_new_keys
+                without_timing(stored), without_timing(results), allow_new=args.allow_new_keys, rescaled=rescaled
             )
             print(f"{name}: {'identical' if difference is None else 'DIFFERS at ' + difference}")
             failed += difference is not None

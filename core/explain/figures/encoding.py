@@ -62,6 +62,7 @@ def dimension_waves(
 
 
 def position_vector(vector: np.ndarray, position: int) -> go.Figure:
+    """The encoding of one position as a bar per dimension, every value in [-1, 1]."""
     figure = go.Figure(go.Bar(x=np.arange(vector.size), y=vector, marker_color="#4C78A8"))
     figure.update_xaxes(title="dimension")
     figure.update_yaxes(title="PE value", range=[-1.05, 1.05])

@@ -1,10 +1,10 @@
-"""The registry of evaluations beyond one split: each is one module, one `Evaluation` subclass.
+"""The registry of evaluations beyond one experiment: each is one module, one `Evaluation` subclass.
 
-    split_comparison   the same experiment under the other split        --split time,random
-    noise              test windows with white noise at set SNRs        --snr=-4,0,4,8
-    cross_load         train at some motor loads, test at others       --train-loads 0 --test-loads 1,2,3
-    d_model_sweep      the embedding models at several widths           --d-model 16,32,64,128
-    pe_scale_sweep     the position-signal models at several pe_scales  --pe-scale 0,0.1,0.3,1
+    windowing_comparison  the same experiment under the other windowing  --windowing time,random
+    noise                 test windows with white noise at set SNRs      --snr=-4,0,4,8
+    cross_load            train at some motor loads, test at others     --train-loads 0 --test-loads 1,2,3
+    d_model_sweep         the embedding models at several widths         --d-model-sweep 16,32,64,128
+    pe_scale_sweep        the position-signal models at several scales   --pe-scale-sweep 0,0.1,0.3,1
 
 The CLI parser, the page's evaluation controls, the Plan's settings, the results validator and the report
 all read this registry; adding an evaluation is adding a module that calls `register(MyEvaluation)`.
@@ -25,7 +25,7 @@ from core.lab.evaluations.cross_load import CrossLoad
 from core.lab.evaluations.d_model_sweep import DModelSweep
 from core.lab.evaluations.noise import Noise
 from core.lab.evaluations.pe_scale_sweep import PEScaleSweep
-from core.lab.evaluations.split_comparison import SplitComparison
+from core.lab.evaluations.windowing_comparison import WindowingComparison
 
 if TYPE_CHECKING:
     from core.lab.runs import PlanSettings
@@ -48,14 +48,16 @@ def register(evaluation: type[Evaluation]) -> type[Evaluation]:
 
 
 def unregister(key: str) -> None:
+    """Remove the evaluation with block key `key` (a test's temporary one); nothing when there is none."""
     _REGISTRY.pop(key, None)
 
 
 def registered() -> list[type[Evaluation]]:
+    """The registered evaluation classes, in registration order."""
     return list(_REGISTRY.values())
 
 
-for _evaluation in (SplitComparison, Noise, CrossLoad, DModelSweep, PEScaleSweep):
+for _evaluation in (WindowingComparison, Noise, CrossLoad, DModelSweep, PEScaleSweep):
     register(_evaluation)
 
 
@@ -65,6 +67,7 @@ def block_keys() -> tuple[str, ...]:
 
 
 def setting_names() -> list[str]:
+    """Every registered setting's name, in registration order."""
     return [setting.name for evaluation in _REGISTRY.values() for setting in evaluation.settings]
 
 
@@ -88,6 +91,7 @@ def configure(values: Mapping[str, Any], plan: PlanSettings) -> tuple[dict[str, 
 
 
 def validate_blocks(results: Mapping[str, Any]) -> None:
+    """Check each evaluation block present in `results` with its evaluation's `validate`."""
     for key, evaluation in _REGISTRY.items():
         if key in results:
             evaluation.validate(results[key], results)
@@ -101,12 +105,14 @@ def tables(results: Mapping[str, Any]) -> list[tuple[str, pd.DataFrame]]:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Every evaluation's CLI flags, in one "evaluations" group."""
     group = parser.add_argument_group("evaluations")
     for evaluation in _REGISTRY.values():
         evaluation.add_arguments(group)
 
 
 def from_args(args: argparse.Namespace) -> dict[str, Any]:
+    """Every evaluation setting from parsed CLI arguments."""
     return {name: value for evaluation in _REGISTRY.values() for name, value in evaluation.from_args(args).items()}
 
 

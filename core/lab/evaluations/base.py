@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import pandas as pd
 
 from core.lab.cli_args import parse_list
+from core.lab.names import SWEEP_FLAGS
 from core.lab.report import format_list
 from core.lab.runs import MAIN, PlanContext, PlanSettings, RunsByStage, Stage, StageKey
 
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
     from core.lab.training import TrainConfig
     from core.lab.vibration import Recording
 
-__all__ = ["MAIN", "Evaluation", "RunsByStage", "Setting", "StageKey", "parse_list"]
+__all__ = ["MAIN", "Evaluation", "RunsByStage", "Setting", "StageKey", "parse_list", "sweep_values"]
 
 SETTING_KINDS = ("flag", "ints", "floats")
 
@@ -54,6 +55,17 @@ class Setting:
     def __post_init__(self) -> None:
         if self.kind not in SETTING_KINDS:
             raise ValueError(f"setting kind must be one of {SETTING_KINDS}, got {self.kind!r}")
+
+
+def sweep_values(sweep: list | None, single: list | None, single_flag: str) -> list | None:
+    """A sweep's values from the CLI: the list after its own flag, or a list of several after `single_flag`
+    (the one-value flag, whose list kept meaning the sweep); None without either. ValueError when both give one."""
+    old = single if single is not None and len(single) > 1 else None
+    if sweep is not None and old is not None:
+        raise ValueError(
+            f"a list after {single_flag} is the sweep: give it once, there or after {SWEEP_FLAGS[single_flag]}"
+        )
+    return sweep if sweep is not None else old
 
 
 class Evaluation:
@@ -86,40 +98,49 @@ class Evaluation:
         return 0
 
     def main_recordings(self, recordings: list[Recording]) -> list[Recording]:
+        """The recordings the experiment itself trains on: all of them unless overridden."""
         return recordings
 
     def main_config(self, config: TrainConfig) -> TrainConfig:
+        """The experiment's TrainConfig: unchanged unless overridden."""
         return config
 
     def prepare(self, context: PlanContext) -> None:
         """Add this evaluation's stages (context.add_stage) and fixed test sets of the main stage."""
 
     def run_test_sets(self, stage: Stage, seed: int) -> dict[str, tuple[Any, Any]]:
+        """Extra (x, y) test sets one run of `stage` with `seed` scores; none unless overridden."""
         return {}
 
     def stage_key(self, variant: Any) -> StageKey:
+        """The key of this evaluation's stage of runs for `variant`."""
         return StageKey(self.key, variant, self.stage_label(variant))
 
     def stage_label(self, variant: Any) -> str:
+        """What progress lines and the page call the stage of `variant`."""
         return f"{self.key} {variant}"
 
     def block(self, plan: PlanSettings, runs: RunsByStage) -> dict[str, Any]:
+        """This evaluation's block of the results JSON, from the finished runs of every stage."""
         raise NotImplementedError
 
     # --- a results JSON read back ------------------------------------------------------------------
 
     @classmethod
     def validate(cls, block: Any, results: Mapping[str, Any]) -> None:
+        """ValueError, naming the place, where `block` (read back from a results JSON) breaks the contract."""
         raise NotImplementedError
 
     @classmethod
     def tables(cls, block: Mapping[str, Any]) -> list[tuple[str, pd.DataFrame]]:
+        """(heading, table) pairs that show `block` on the page and in the CLI's output."""
         raise NotImplementedError
 
     # --- the command line --------------------------------------------------------------------------
 
     @classmethod
     def add_arguments(cls, group: argparse._ArgumentGroup) -> None:
+        """A CLI flag for each setting that has one: on/off for a flag, a comma-separated list otherwise."""
         for setting in cls.settings:
             if setting.flag is None:
                 continue
@@ -130,6 +151,7 @@ class Evaluation:
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> dict[str, Any]:
+        """The values of the settings that have a CLI flag, from parsed arguments."""
         return {setting.name: getattr(args, setting.name) for setting in cls.settings if setting.flag is not None}
 
     @classmethod

@@ -49,6 +49,7 @@ def check_loads(
 
 
 def recordings_at(recordings: Sequence[Recording], load: int, classes: Sequence[str]) -> list[Recording]:
+    """The recordings at motor load `load` of the classes `classes`."""
     return [r for r in loads_of(recordings)[load] if r.label in classes]
 
 
@@ -74,6 +75,7 @@ def all_windows(
 
 
 def load_name(load: int) -> str:
+    """The name of a load's test set, e.g. "load 1 HP"."""
     return f"load {load} HP"
 
 
@@ -137,6 +139,8 @@ def cross_load_table(block: Mapping[str, Any], model: str, metric: str = "accura
 
 
 class CrossLoad(Evaluation):
+    """Train at some motor loads and test at others, on the classes recorded at every chosen load."""
+
     key = "cross_load"
     title = "Across motor loads"
     settings = (
@@ -146,7 +150,7 @@ class CrossLoad(Evaluation):
             "cross-load: train at these motor loads (with --test-loads)",
             flag="--train-loads",
             label="Cross-load: train at (HP)",
-            key="trl",
+            key="train_loads",
             choices="loads",
         ),
         Setting(
@@ -155,7 +159,7 @@ class CrossLoad(Evaluation):
             "cross-load: test at these motor loads",
             flag="--test-loads",
             label="… test at (HP)",
-            key="tel",
+            key="test_loads",
             choices="loads",
         ),
     )
@@ -167,27 +171,33 @@ class CrossLoad(Evaluation):
 
     @classmethod
     def check(cls, values, plan):
+        """Both lists of loads checked, or None when neither is given."""
         loads = check_loads(values["train_loads"], values["test_loads"])
         return None if loads is None else {"train_loads": loads[0], "test_loads": loads[1]}
 
     @classmethod
     def data_loads(cls, values):
+        """Every train and test load: the data must hold them all."""
         if not values.get("train_loads") and not values.get("test_loads"):
             return None
         return sorted({*(values.get("train_loads") or []), *(values.get("test_loads") or [])})
 
     def runs_per_seed(self, plan):
+        """Every model again at each train load after the first."""
         return len(plan.models) * (len(self.values["train_loads"]) - 1)
 
     def stage_label(self, variant):
+        """E.g. "train load 1 HP"."""
         return f"train load {variant} HP"
 
     def main_recordings(self, recordings):
+        """The recordings at the first train load, of the classes common to every chosen load."""
         self.recordings = recordings
         self.classes, self.dropped = common_classes(recordings, self.values["train_loads"], self.values["test_loads"])
         return recordings_at(recordings, self.values["train_loads"][0], self.classes)
 
     def prepare(self, context):
+        """Every test load's test set for the experiment's runs, and a stage per further train load."""
         train_loads, test_loads = self.values["train_loads"], self.values["test_loads"]
         main = context.main
         main.fixed_test_sets.update(cross_load_test_sets(self.recordings, main.windows, train_loads[0], test_loads))
@@ -198,6 +208,7 @@ class CrossLoad(Evaluation):
         self.test_windows = {load: len(main.fixed_test_sets[load_name(load)][1]) for load in test_loads}
 
     def block(self, plan, runs: RunsByStage):
+        """Each model's cells, train load by test load."""
         train_loads = self.values["train_loads"]
         by_train_load = {train_loads[0]: runs[MAIN], **{load: runs[self.stage_key(load)] for load in train_loads[1:]}}
         return cross_load_block(
@@ -206,6 +217,7 @@ class CrossLoad(Evaluation):
 
     @classmethod
     def validate(cls, block, results):
+        """The loads, classes, test window counts, method, and a cell per model, train load and test load."""
         keys = ("train_loads", "test_loads", "classes", "dropped_classes", "test_windows", "method", *BLOCK_METRICS)
         check_keys("cross_load", block, keys)
         check_int_list("cross_load.train_loads", block["train_loads"])
@@ -229,6 +241,7 @@ class CrossLoad(Evaluation):
 
     @classmethod
     def tables(cls, block):
+        """One train-load by test-load table per model."""
         dropped = block["dropped_classes"]
         left_out = f" (left out, not recorded at every load: {', '.join(dropped)})" if dropped else ""
         heading = f"Cross-load accuracy % on {len(block['classes'])} classes{left_out}, mean ± sd over seeds"

@@ -14,22 +14,24 @@ from typing import Any
 import pandas as pd
 
 from core.lab.contract import BLOCK_METRICS, check_cells_by_model, check_int_list, check_keys, require, run_models
-from core.lab.evaluations.base import MAIN, Evaluation, RunsByStage, Setting
+from core.lab.evaluations.base import MAIN, Evaluation, RunsByStage, Setting, sweep_values
 from core.lab.models import embedding_models
-from core.lab.report import format_list, percent_cell
+from core.lab.report import percent_cell
 from core.lab.stats.summary import cell
 
 
-def check_d_models(d_models: Sequence[int] | None, n_heads: int) -> list[int] | None:
+def check_d_models(d_models: Sequence[int] | None, heads: int) -> list[int] | None:
+    """The widths of the sweep as ints (None: no sweep); ValueError unless distinct, positive and divisible by
+    `heads`."""
     if d_models is None:
         return None
     widths = [int(width) for width in d_models]
     if not widths or len(set(widths)) != len(widths) or min(widths) < 1:
         raise ValueError(f"d_model values must be distinct positive integers, got {list(d_models)!r}")
-    bad = [width for width in widths if width % n_heads]
+    bad = [width for width in widths if width % heads]
     if bad:
         raise ValueError(
-            f"n_heads={n_heads} must divide every d_model of the sweep; {bad} do not split into {n_heads} heads"
+            f"heads={heads} must divide every d_model of the sweep; {bad} do not divide into {heads} heads"
         )
     return widths
 
@@ -66,15 +68,19 @@ def sweep_table(block: Mapping[str, Any], metric: str = "accuracy") -> pd.DataFr
 
 
 class DModelSweep(Evaluation):
+    """The embedding models again at several widths; the experiment itself runs at the first."""
+
     key = "d_model_sweep"
     title = "Width of the embedding (d_model)"
     settings = (
         Setting(
             "d_models",
             "ints",
-            "several widths after B's embedding, e.g. 16,32,64,128; on the CLI: --d-model",
+            "train the embedding models at each of these widths, e.g. 16,32,64,128 (the first is the experiment's); "
+            "a list after --d-model means the same",
+            flag="--d-model-sweep",
             label="d_model sweep: also train the embedding models at",
-            key="dms",
+            key="d_model_sweep",
             choices=(16, 32, 64, 128),
         ),
     )
@@ -82,7 +88,8 @@ class DModelSweep(Evaluation):
 
     @classmethod
     def check(cls, values, plan):
-        widths = check_d_models(values["d_models"], plan.config.model.n_heads)
+        """The widths checked against the heads, or None without a sweep; it needs an embedding model."""
+        widths = check_d_models(values["d_models"], plan.config.model.heads)
         if widths is None:
             return None
         if not embedding_models(plan.models):
@@ -92,15 +99,19 @@ class DModelSweep(Evaluation):
         return {"d_models": widths}
 
     def runs_per_seed(self, plan):
+        """Each embedding model again at every width after the first."""
         return len(embedding_models(plan.models)) * (len(self.values["d_models"]) - 1)
 
     def stage_label(self, variant):
+        """E.g. "d_model 32"."""
         return f"d_model {variant}"
 
     def main_config(self, config):
+        """The experiment's config at the sweep's first width."""
         return dataclasses.replace(config, model=dataclasses.replace(config.model, d_model=self.values["d_models"][0]))
 
     def prepare(self, context):
+        """A stage per further width: the embedding models on the experiment's own windows."""
         config = context.plan.config
         for width in self.values["d_models"][1:]:
             wider = dataclasses.replace(config, model=dataclasses.replace(config.model, d_model=width))
@@ -108,12 +119,14 @@ class DModelSweep(Evaluation):
             context.add_stage(self.stage_key(width), context.main.windows, models, config=wider)
 
     def block(self, plan, runs: RunsByStage):
+        """Each embedding model's cells and parameter count at each width."""
         widths = self.values["d_models"]
         by_width = {widths[0]: runs[MAIN], **{width: runs[self.stage_key(width)] for width in widths[1:]}}
         return d_model_sweep_block(by_width, embedding_models(plan.models))
 
     @classmethod
     def validate(cls, block, results):
+        """The widths, models that were run, a cell per model and width, a parameter count per width."""
         check_keys("d_model_sweep", block, ("d_models", "models", *BLOCK_METRICS, "n_parameters"))
         check_int_list("d_model_sweep.d_models", block["d_models"], minimum=1)
         models = block["models"]
@@ -135,18 +148,10 @@ class DModelSweep(Evaluation):
 
     @classmethod
     def tables(cls, block):
+        """One table: accuracy and parameters per model and width."""
         return [("d_model sweep, accuracy % (mean ± sd) and parameters", sweep_table(block))]
-
-    # The CLI writes the sweep as a list for the core --d-model flag: --d-model 16,32 (one width is no sweep).
-
-    @classmethod
-    def add_arguments(cls, group):
-        pass
 
     @classmethod
     def from_args(cls, args: argparse.Namespace):
-        return {"d_models": args.d_model if args.d_model and len(args.d_model) > 1 else None}
-
-    @classmethod
-    def argv(cls, values, config):
-        return ["--d-model", format_list(values["d_models"])] if values.get("d_models") else []
+        """--d-model-sweep, or a list after --d-model (the old spelling of the sweep)."""
+        return {"d_models": sweep_values(args.d_models, args.d_model, "--d-model")}

@@ -38,6 +38,7 @@ def scale_noise(windows: np.ndarray, noise: np.ndarray, snr_db: float) -> np.nda
 
 
 def noise_name(snr_db: float) -> str:
+    """The name of an SNR's test set, e.g. "snr -4 dB"."""
     return f"snr {snr_db:g} dB"
 
 
@@ -58,6 +59,7 @@ def noisy_test_sets(windows: WindowSet, snr_db: Sequence[float], seed: int) -> d
 
 
 def check_snr_list(snr_db: Sequence[float]) -> list[float]:
+    """The SNRs as floats; ValueError unless they are finite and distinct."""
     values = [float(snr) for snr in snr_db]
     if not values or not all(np.isfinite(values)):
         raise ValueError(f"SNR values must be finite numbers in dB, e.g. -4,0,4,8; got {list(snr_db)!r}")
@@ -94,6 +96,8 @@ def noise_table(block: Mapping[str, Any], metric: str = "accuracy") -> pd.DataFr
 
 
 class Noise(Evaluation):
+    """Every run scored again on its test windows with white noise at set SNRs; no extra training."""
+
     key = "noise"
     title = "Robustness to noise"
     settings = (
@@ -112,16 +116,20 @@ class Noise(Evaluation):
 
     @classmethod
     def check(cls, values, plan):
+        """The SNRs checked, or None when none is asked for."""
         return None if values["snr_db"] is None else {"snr_db": check_snr_list(values["snr_db"])}
 
     def run_test_sets(self, stage, seed):
+        """Noisy copies of the experiment's test windows, the noise drawn from the run's seed."""
         return noisy_test_sets(stage.windows, self.values["snr_db"], seed) if stage.key == MAIN else {}
 
     def block(self, plan, runs: RunsByStage):
+        """A cell per model and SNR."""
         return noise_block(runs[MAIN], plan.models, self.values["snr_db"])
 
     @classmethod
     def validate(cls, block, results):
+        """The SNRs, the definition, and a cell per model and SNR."""
         check_keys("noise", block, ("snr_db", "definition", *BLOCK_METRICS))
         snr = block["snr_db"]
         require(
@@ -132,4 +140,5 @@ class Noise(Evaluation):
 
     @classmethod
     def tables(cls, block):
+        """One table: accuracy per model and SNR."""
         return [("Accuracy % with white noise at each SNR (mean ± sd over seeds)", noise_table(block))]

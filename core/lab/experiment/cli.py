@@ -2,13 +2,17 @@
 
     python -m core.experiment --dataset cwru --models A,B --seeds 0,1,2 --out results.json
 
-Evaluations beyond one split (core.lab.evaluations), each adding a block to the JSON and a table to the output:
+Evaluations beyond one experiment (core.lab.evaluations), each adding a block to the JSON and a table to the output:
 
-    --split time,random                     the same experiment under both splits; the leak as a number
+    --windowing time,random                 the same experiment under both windowings; the leak as a number
     --train-loads 0 --test-loads 1,2,3      train at some motor loads, test at others
     --snr=-4,0,4,8                          accuracy on test windows with white noise at each SNR in dB
                                             (write the "=": argparse reads "-4,..." as an option otherwise)
-    --d-model 16,32,64,128                  the embedding models at each width
+    --d-model-sweep 16,32,64,128            the embedding models at each width
+    --pe-scale-sweep 0,0.1,0.3,1            the models with a position signal at each scale of it
+
+Old flags still work (core.lab.names): --split for --windowing, and a list after --d-model or --pe-scale for
+the sweeps.
 
 It runs `run_plan` (core.lab.experiment.plan), which the Fault lab's background job runs, so any number on the page can
 be reproduced here with the same settings; `command_line(results["config"])` writes the command that does so.
@@ -28,44 +32,36 @@ from pathlib import Path
 from typing import Any
 
 from core.lab import evaluations, report
-from core.lab.cli_args import add_model_arguments, add_training_arguments, parse_list, runs_at_once, train_config
+from core.lab.cli_args import (
+    MODEL_FLAGS,
+    TRAIN_FLAGS,
+    add_model_arguments,
+    add_training_arguments,
+    parse_list,
+    runs_at_once,
+    train_config,
+)
 from core.lab.contract import METRICS
 from core.lab.data_spec import DataSpec
-from core.lab.experiment.plan import DEFAULT_SHARES, Plan, run_plan
+from core.lab.experiment.plan import Plan, run_plan
 from core.lab.experiment.results import save_results
+from core.lab.names import EXPERIMENT_FLAG_ALIASES, WINDOWINGS, flag_names
 from core.lab.report import format_list, format_number
 from core.lab.runs import Event, RunFinished, StageStarted
 from core.lab.vibration import DataError
-from core.lab.vibration.windows import MODES, WindowSet
-
-# (flag, key in the results config's train.model / train), written back by command_line
-MODEL_FLAGS = (
-    ("--tokens", "tokens"),
-    ("--patch", "patch"),
-    ("--heads", "n_heads"),
-    ("--layers", "n_layers"),
-    ("--ff-dim", "ff_dim"),
-    ("--dropout", "dropout"),
-    ("--pe-base", "pe_base"),
-    ("--pe-scale", "pe_scale"),
-)
-TRAIN_FLAGS = (
-    ("--epochs", "epochs"),
-    ("--batch-size", "batch_size"),
-    ("--lr", "learning_rate"),
-    ("--lr-schedule", "lr_schedule"),
-    ("--weight-decay", "weight_decay"),
-    ("--patience", "patience"),
-    ("--warmup-epochs", "warmup_epochs"),
-    ("--threads", "threads"),
-)
+from core.lab.vibration.windows import DEFAULT_SHARES, WindowSet
 
 
-def _split_list(text: str) -> list[str]:
-    modes = [item.strip() for item in text.split(",") if item.strip()]
-    if not modes or len(modes) > 2 or len(set(modes)) != len(modes) or any(mode not in MODES for mode in modes):
+def _windowing_list(text: str) -> list[str]:
+    windowings = [item.strip() for item in text.split(",") if item.strip()]
+    if (
+        not windowings
+        or len(windowings) > 2
+        or len(set(windowings)) != len(windowings)
+        or any(windowing not in WINDOWINGS for windowing in windowings)
+    ):
         raise argparse.ArgumentTypeError(f"expected time, random, time,random or random,time; got {text!r}")
-    return modes
+    return windowings
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -76,14 +72,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ints, floats = parse_list("ints"), parse_list("floats")
     data = DataSpec.add_arguments(parser, ints)
-    data.add_argument("--split-seed", type=int, help="seed of the random split (default: --data-seed)")
+    data.add_argument("--split-seed", type=int, help="seed of the random windowing (default: --data-seed)")
     data.add_argument("--window", type=int, default=1024, help="samples per window")
     data.add_argument("--stride", type=int, help="samples between window starts (default: the window, no overlap)")
     data.add_argument(
-        "--split",
-        type=_split_list,
+        *flag_names("--windowing", EXPERIMENT_FLAG_ALIASES),
+        dest="windowing",
+        type=_windowing_list,
         default=["time"],
-        help="time: blocks in time (honest); random: leaks; time,random: both (the first is the experiment)",
+        help="time: blocks in time (honest); random: leaks; time,random: both (the first is the experiment); "
+        "--split is its old name",
     )
     data.add_argument("--shares", type=floats, default=list(DEFAULT_SHARES), help="train,val,test shares")
 
@@ -113,11 +111,11 @@ def make_plan(args: argparse.Namespace) -> Plan:
         data_settings={**spec.to_dict(), "missing_files": list(getattr(recordings, "missing", []))},
         metric=args.metric,
         keep_weights=False,
-        windowing={
+        cutting={
             "window": args.window,
             "stride": args.stride,
-            "split": tuple(args.shares),
-            "mode": args.split[0],
+            "shares": tuple(args.shares),
+            "windowing": args.windowing[0],
             "seed": args.data_seed if args.split_seed is None else args.split_seed,
         },
         evaluations=evaluation_values,
@@ -158,12 +156,12 @@ def _windowing_argv(data: Mapping[str, Any]) -> list[str]:
     words += ["--window", str(data["window"])]
     if data["stride"] != data["window"]:
         words += ["--stride", str(data["stride"])]
-    return [*words, "--split", data["split_mode"], "--shares", format_list(data.get("shares", DEFAULT_SHARES))]
+    return [*words, "--windowing", data["windowing"], "--shares", format_list(data.get("shares", DEFAULT_SHARES))]
 
 
 def merge_flags(words: Sequence[str]) -> list[str]:
     """CLI words in which a later flag replaces the values of the same flag earlier, in its place: an
-    evaluation widens a core flag that way (--split time -> --split time,random)."""
+    evaluation widens a core flag that way (--windowing time -> --windowing time,random)."""
     groups: dict[str, list[str]] = {}
     for word in words:
         if word.startswith("--"):
@@ -176,14 +174,16 @@ def merge_flags(words: Sequence[str]) -> list[str]:
 
 
 def describe_windows(stage: str, windows: WindowSet) -> str:
+    """One progress line: a stage's classes, window counts per role, window length and windowing."""
     return (
         f"{stage}: {len(windows.class_names)} classes, windows train/val/test "
         f"{len(windows.x_train)}/{len(windows.x_val)}/{len(windows.x_test)} of {windows.window} samples, "
-        f"{windows.mode} split"
+        f"{windows.windowing} windowing"
     )
 
 
 def describe_run(run: Mapping[str, Any]) -> str:
+    """One progress line: a finished run's model, seed, stage, scores, epochs, seconds and device."""
     stage = "" if run.get("stage", "main") == "main" else f" [{run['stage']}]"
     return (
         f"  {run['model']:<10} seed {run['seed']}{stage}: accuracy {100 * run['accuracy']:.1f} %, "
@@ -200,6 +200,7 @@ def report_text(results: Mapping[str, Any]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the experiment the arguments describe: 0 when its JSON is written, 2 for bad data or settings."""
     args = build_parser().parse_args(argv)
     started = time.perf_counter()
 

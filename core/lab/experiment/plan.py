@@ -1,7 +1,7 @@
 """One experiment, start to finish: a Plan, the stages of training runs it needs, and `run_plan`.
 
-    plan = Plan(data=recordings, windowing={"window": 1024}, models=["A", "B"], seeds=[0, 1, 2],
-                evaluations={"snr_db": [-4, 0, 4, 8], "compare_splits": True})
+    plan = Plan(data=recordings, cutting={"window": 1024}, models=["A", "B"], seeds=[0, 1, 2],
+                evaluations={"snr_db": [-4, 0, 4, 8], "compare_windowings": True})
     results = run_plan(plan, progress=print)   # the results JSON (core.lab.experiment.results)
 
 The CLI (`python -m core.experiment`) and the Fault lab's background job (core.lab.jobs) both call `run_plan`,
@@ -24,7 +24,7 @@ threads: RunStarted and EpochEnded from the thread training that run, the others
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from typing import Any
 
 from core.lab import backends, evaluations
@@ -32,6 +32,7 @@ from core.lab.contract import METRICS
 from core.lab.evaluations import Evaluation
 from core.lab.experiment.results import build_results
 from core.lab.models import MODEL_NAMES
+from core.lab.names import CUTTING_KEY_RENAMES, SETTING_RENAMES, renamed
 from core.lab.runs import (
     MAIN,
     Event,
@@ -44,10 +45,9 @@ from core.lab.runs import (
 )
 from core.lab.training import TrainConfig
 from core.lab.vibration.types import Recording
-from core.lab.vibration.windows import WindowSet, make_windows
+from core.lab.vibration.windows import DEFAULT_SHARES, WindowSet, make_windows
 
-WINDOWING_KEYS = ("window", "stride", "split", "mode", "seed")  # keyword arguments of make_windows
-DEFAULT_SHARES = (0.7, 0.2, 0.1)  # make_windows' default (train, val, test) shares
+CUTTING_KEYS = ("window", "stride", "shares", "windowing", "seed")  # keyword arguments of make_windows
 PlanData = WindowSet | Sequence[Recording]
 
 
@@ -56,8 +56,9 @@ class Plan:
     """What to run: the data, the models and seeds to cross, the shared training config, the evaluations.
 
     `data` is a WindowSet, a list of Recordings, or a callable that returns either (loading then runs on
-    the worker, not in the page). Recordings are cut with `windowing` (make_windows keyword arguments:
-    window, stride, split, mode, seed); evaluations that cut recordings themselves need recordings.
+    the worker, not in the page). Recordings are cut with `cutting` (make_windows keyword arguments:
+    window, stride, shares, windowing, seed); evaluations that cut recordings themselves need recordings.
+    `windowing` is the old name of `cutting` (its old keys split and mode read as shares and windowing).
     `data_settings` records where the data came from (core.lab.data_spec.DataSpec.to_dict()) in the JSON config.
     `metric` is the one the paired comparison with A and the verdict use. `evaluations` holds the settings
     of the evaluations to run (names from core.lab.evaluations, e.g. {"snr_db": [0, 8]}); after construction it
@@ -72,14 +73,15 @@ class Plan:
     data_settings: Mapping[str, Any] = field(default_factory=dict)
     metric: str = "accuracy"
     keep_weights: bool = True  # a few hundred kB per run; lets the page offer the trained models
-    windowing: Mapping[str, Any] = field(default_factory=dict)
+    cutting: Mapping[str, Any] = field(default_factory=dict)
     evaluations: Mapping[str, Any] = field(default_factory=dict)
     workers: int = 1  # runs trained side by side, each in a thread with `config.threads` torch threads
     backend: str = "local"  # or "ray": each run a Ray task (core.lab.backends); the numbers do not change
     ray_address: str = "auto"
+    windowing: InitVar[Mapping[str, Any] | None] = None  # the old name of `cutting`, still accepted
     active: list[Evaluation] = field(init=False, repr=False)
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, windowing: Mapping[str, Any] | None) -> None:
         if isinstance(self.workers, bool) or not isinstance(self.workers, int) or self.workers < 1:
             raise ValueError(f"workers must be a positive integer, got {self.workers!r}")
         self.models, self.seeds = list(self.models), [int(seed) for seed in self.seeds]
@@ -92,17 +94,21 @@ class Plan:
             raise ValueError(f"metric must be one of {METRICS}, got {self.metric!r}")
         if len(set(self.models)) != len(self.models) or len(set(self.seeds)) != len(self.seeds):
             raise ValueError(f"models and seeds must not repeat; got models {self.models}, seeds {self.seeds}")
-        unknown_windowing = sorted(set(self.windowing) - set(WINDOWING_KEYS))
-        if unknown_windowing:
-            raise ValueError(f"windowing takes {WINDOWING_KEYS}, got unknown {unknown_windowing}")
-        self.windowing = dict(self.windowing)
-        self.evaluations, self.active = evaluations.configure(self.evaluations, self)
+        if windowing is not None and self.cutting:
+            raise ValueError("give cutting, or its old name windowing, not both")
+        self.cutting = renamed(self.cutting if windowing is None else windowing, CUTTING_KEY_RENAMES)
+        unknown_keys = sorted(set(self.cutting) - set(CUTTING_KEYS))
+        if unknown_keys:
+            raise ValueError(f"cutting takes {CUTTING_KEYS}, got unknown {unknown_keys}")
+        settings = renamed(self.evaluations, SETTING_RENAMES)
+        self.evaluations, self.active = evaluations.configure(settings, self)
         for evaluation in self.active:
             self.config = evaluation.main_config(self.config)
 
     @property
-    def split_mode(self) -> str:
-        return self.windowing.get("mode", "time")
+    def main_windowing(self) -> str:
+        """ "time" or "random": the windowing of the experiment's own windows."""
+        return self.cutting.get("windowing", "time")
 
     def run_count(self) -> int:
         """Training runs in all: the experiment, plus those the evaluations add."""
@@ -116,10 +122,10 @@ class Plan:
 def experiment_config(plan: Plan, windows: WindowSet) -> dict[str, Any]:
     """Every setting of an experiment, as recorded under "config" in the results JSON."""
     cut = {}
-    if plan.windowing:
+    if plan.cutting:
         cut = {
-            "shares": list(plan.windowing.get("split", DEFAULT_SHARES)),
-            "split_seed": int(plan.windowing.get("seed", 0)),
+            "shares": list(plan.cutting.get("shares", DEFAULT_SHARES)),
+            "split_seed": int(plan.cutting.get("seed", 0)),
         }
     return {
         "models": list(plan.models),
@@ -132,7 +138,7 @@ def experiment_config(plan: Plan, windows: WindowSet) -> dict[str, Any]:
             **cut,
             "window": int(windows.window),
             "stride": int(windows.stride),
-            "split_mode": windows.mode,
+            "windowing": windows.windowing,
             "sample_rate": float(windows.sample_rate),
             "normalisation": {"mean": float(windows.mean), "std": float(windows.std)},
             "counts": windows.counts,
@@ -148,14 +154,14 @@ def plan_stages(plan: Plan, data: PlanData) -> list[Stage]:
         if cutting:
             raise ValueError(
                 f"{' and '.join(cutting)} cut the recordings themselves: give the plan the recordings (or a "
-                f"callable returning them) and `windowing`, not a finished WindowSet"
+                f"callable returning them) and `cutting`, not a finished WindowSet"
             )
         windows, recordings = data, None
     else:
         recordings = list(data)
         for evaluation in plan.active:
             recordings = evaluation.main_recordings(recordings)
-        windows = make_windows(recordings, **plan.windowing)
+        windows = make_windows(recordings, **plan.cutting)
     main = Stage(MAIN, windows, list(plan.models), plan.config)
     context = PlanContext(plan, recordings, main, [main])
     for evaluation in plan.active:

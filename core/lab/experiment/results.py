@@ -1,12 +1,13 @@
 """The results JSON of a Fault-lab experiment: the contract, how it is built, and how it is checked.
 
 One function writes it (`build_results`) and one checks it (`validate_results`); the CLI, the page's
-downloads and the tests all go through them. Layout:
+downloads and the tests all go through them. A file of the previous version is read through `migrate_results`
+first; an older one is refused by its version. Layout:
 
-    schema_version  SCHEMA_VERSION; bumped by every change of this contract, and a file of another
-                    version is refused by name
+    schema_version  SCHEMA_VERSION; bumped by every change of this contract
     config        every setting of the experiment (dict): models, seeds, metric, device, train (the
-                  TrainConfig), data (core.lab.data_spec.DataSpec.to_dict() plus how the windows were cut),
+                  TrainConfig; train.model.heads and .layers), data (core.lab.data_spec.DataSpec.to_dict() plus
+                  how the windows were cut: window, stride, windowing "time" or "random", shares, split_seed),
                   evaluations (every registered evaluation setting, its default when off)
     class_names   the labels, in the order of the confusion-matrix rows
     runs          one per model and seed: model, seed, accuracy, precision, recall, f1 (macro, fractions
@@ -14,8 +15,9 @@ downloads and the tests all go through them. Layout:
                   train_seconds, windows_per_second, device, history (per epoch: epoch, train_loss,
                   val_loss, val_accuracy)
     summary       summary[model][metric] = {"mean", "sd", "n"} over seeds, sd with ddof = 1 (None if n < 2)
-    paired        paired[model] = {"metric", "diff_mean", "diff_sd", "n", "ci95"}: model minus the reference
-                  model A on the same seeds, with a t-interval on n - 1 degrees of freedom (None if n < 2)
+    paired        paired[model] = {"metric", "diff_mean", "diff_sd", "n", "ci95", "ci90", "margin", "mde80", "p",
+                  "verdict", "sentence"}: model minus the reference model A on the same seeds, in percentage
+                  points (as the study JSON), with t-intervals on n - 1 degrees of freedom (None if n < 2)
     verdict       one paragraph (core.lab.report.verdict): each model against A by the study's rule on one
                   split (equivalent / better / worse / inconclusive), and what one test window is worth
     order_summary per model: runs, accuracy and the accuracy drops (points) with the tokens shuffled and
@@ -50,14 +52,28 @@ from core.lab.contract import (
     require,
     to_plain,
 )
+from core.lab.names import RESULTS_KEY_RENAMES, rename_keys
 from core.lab.probes.order import order_summary
 from core.lab.report import verdict
 from core.lab.stats.summary import REFERENCE_MODEL, count_test_windows, mean_sd, paired_differences
 
-SCHEMA_VERSION = 3  # 2: best_epoch, converged, the study's rule; 3: order_test and order_summary
+# 2: best_epoch, converged, the study's rule; 3: order_test and order_summary; 4: paired differences in points,
+# data.windowing (was split_mode), train.model.heads / layers (were n_heads / n_layers), the windowing comparison
+SCHEMA_VERSION = 4
+MIGRATED_VERSION = 3  # the one older version `migrate_results` reads
+POINTS_KEYS = ("diff_mean", "diff_sd", "ci95", "ci90", "margin", "mde80")  # of a paired difference
 TOP_KEYS = ("schema_version", "config", "class_names", "runs", "summary", "paired", "verdict", "order_summary")
 SUMMARY_KEYS = ("mean", "sd", "n")
-__all__ = ["METRICS", "PAIRED_KEYS", "RUN_KEYS", "SCHEMA_VERSION", "TOP_KEYS", "build_results", "validate_results"]
+__all__ = [
+    "METRICS",
+    "PAIRED_KEYS",
+    "RUN_KEYS",
+    "SCHEMA_VERSION",
+    "TOP_KEYS",
+    "build_results",
+    "migrate_results",
+    "validate_results",
+]
 
 
 def summarise(runs: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:
@@ -110,6 +126,41 @@ def _block_keys() -> tuple[str, ...]:
     return evaluations.block_keys()
 
 
+# --- the previous version --------------------------------------------------------------------------
+
+
+def migrate_results(old: Any) -> Any:
+    """A results JSON of schema_version 3 as version 4 (keys renamed by core.lab.names.RESULTS_KEY_RENAMES, the
+    paired differences from fractions to points); any other content comes back as it is, for the validator
+    to accept (the current version) or refuse."""
+    if not isinstance(old, Mapping) or old.get("schema_version") != MIGRATED_VERSION:
+        return old
+    new = rename_keys(old, RESULTS_KEY_RENAMES)
+    new["schema_version"] = SCHEMA_VERSION
+    for pair in _pairs(new.get("paired")):
+        _to_points(pair)
+    comparison = new.get("windowing_comparison")
+    for pair in _pairs(comparison.get("leak") if isinstance(comparison, Mapping) else None):
+        _to_points(pair)
+    return new
+
+
+def _pairs(by_model: Any) -> list[dict[str, Any]]:
+    return [pair for pair in by_model.values() if isinstance(pair, dict)] if isinstance(by_model, Mapping) else []
+
+
+def _to_points(pair: dict[str, Any]) -> None:
+    for key in POINTS_KEYS:
+        if key in pair:
+            pair[key] = _times_100(pair[key])
+
+
+def _times_100(value: Any) -> Any:
+    if is_number(value):
+        return 100 * value
+    return [_times_100(item) for item in value] if isinstance(value, list) else value
+
+
 # --- validation ------------------------------------------------------------------------------------
 
 
@@ -125,7 +176,8 @@ def check_schema_version(results: Any) -> None:
     if version != SCHEMA_VERSION:
         raise ValueError(
             f"invalid results JSON: schema_version {version!r}, but this PE Lab reads schema_version "
-            f"{SCHEMA_VERSION} only. Re-run the experiment with the command recorded in its config."
+            f"{SCHEMA_VERSION} (and {MIGRATED_VERSION}, migrated) only. Re-run the experiment with the command "
+            f"recorded in its config."
         )
 
 
@@ -204,6 +256,7 @@ def save_results(results: Mapping[str, Any], path: str | Path) -> Path:
 
 
 def load_results(path: str | Path) -> dict[str, Any]:
-    results = json.loads(Path(path).read_text(encoding="utf-8"))
+    """A results JSON from a file, migrated from the previous version when it is one, and checked."""
+    results = migrate_results(json.loads(Path(path).read_text(encoding="utf-8")))
     validate_results(results)
     return results

@@ -28,6 +28,7 @@ def _thin(x: np.ndarray, y: np.ndarray, max_points: int = MAX_LINE_POINTS) -> tu
 
 
 def waveform(time_s: np.ndarray, signal: np.ndarray, title: str) -> go.Figure:
+    """A signal excerpt against time, thinned to MAX_LINE_POINTS."""
     t, y = _thin(np.asarray(time_s), np.asarray(signal))
     figure = go.Figure(go.Scatter(x=t, y=y.astype(np.float32), mode="lines", line=dict(width=1, color=PALETTE[0])))
     figure.update_xaxes(title="time (s)")
@@ -197,6 +198,7 @@ def confusion_matrices(matrices: Mapping[str, np.ndarray], class_names: Sequence
 
 
 def per_class_f1(per_model: Mapping[str, Sequence[float]], class_names: Sequence[str]) -> go.Figure:
+    """Grouped bars of each model's F1 per class (fractions in, percent shown)."""
     colours = model_colours(list(per_model))
     figure = go.Figure()
     for model, scores in per_model.items():

@@ -55,6 +55,7 @@ def predict(
 
 
 def n_tokens_of(model: torch.nn.Module, window: int, patch: int) -> int:
+    """The tokens `model` cuts a window into: its tokenizer's count, else (the CNN) one per patch."""
     return model.tokenizer.n_tokens if hasattr(model, "tokenizer") else window // patch
 
 

@@ -66,6 +66,7 @@ class Interval:
     components: Components
 
     def ci(self, confidence: float) -> list[float] | None:
+        """[low, high] of the difference at `confidence` on the t reference, or None without a spread."""
         if self.se is None:
             return None
         half = stats.t.ppf(0.5 + confidence / 2, self.df) * self.se

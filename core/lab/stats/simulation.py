@@ -33,13 +33,16 @@ class Components:
     run: float = 0.4
 
     def total_a(self) -> float:
+        """The standard deviation of model a's latent score: unit noise plus every component."""
         return math.sqrt(1 + self.window**2 + self.fold**2 + self.run**2)
 
     def total_b(self) -> float:
+        """The same for model b, with its own part of the window component."""
         return math.sqrt(1 + self.window**2 + self.window_b**2 + self.fold**2 + self.run**2)
 
     @property
     def mu(self) -> float:
+        """The latent mean that gives model a its expected accuracy."""
         return float(stats.norm.ppf(self.accuracy) * self.total_a())
 
     def true_difference(self, shift: float) -> float:

@@ -1,7 +1,7 @@
 """The statistics of the Fault lab's tables: mean ± sd over seeds, the t-interval, paired differences (judged by
 the study's rule, core.lab.stats.intervals, on one split).
 
-Seeds share the data split, so differences between two models are paired by seed: the seed-to-seed spread
+Seeds share the windows, so differences between two models are paired by seed: the seed-to-seed spread
 that every model shares cancels, and the interval is about the models, not the luck of the initialisation.
 """
 
@@ -35,7 +35,7 @@ def cell(values: Sequence[float]) -> dict[str, Any]:
 
 
 def count_test_windows(runs: Sequence[Mapping[str, Any]]) -> int | None:
-    """Test windows per run, read from the confusion matrices (they agree when runs share a split)."""
+    """Test windows per run, read from the confusion matrices (they agree when runs share their windows)."""
     sizes = {int(np.sum(run["confusion_matrix"])) for run in runs if "confusion_matrix" in run}
     return max(sizes) if sizes else None
 
@@ -47,8 +47,9 @@ def paired_differences(
     margin: float = DEFAULT_MARGIN,
 ) -> dict[str, dict[str, Any]]:
     """paired[model]: `metric` of model minus that of `reference` on each seed both ran, judged by the study's
-    rule (core.lab.stats.intervals) on one split: diff_mean, diff_sd, ci95, ci90, mde80 and margin as fractions,
-    n seeds, p, verdict and sentence. {} without the reference."""
+    rule (core.lab.stats.intervals) on one split: diff_mean, diff_sd, ci95, ci90, mde80 and margin in percentage
+    points (100 x a difference of fractions, as in the study JSON), n seeds, p, verdict and sentence. {} without
+    the reference."""
     scores: dict[str, dict[int, float]] = {}
     for run in runs:
         scores.setdefault(run["model"], {})[int(run["seed"])] = float(run[metric])
@@ -61,16 +62,16 @@ def paired_differences(
         if model == reference:
             continue
         seeds = sorted(set(by_seed) & set(scores[reference]))
-        differences = [by_seed[s] - scores[reference][s] for s in seeds]
+        differences = 100 * np.array([by_seed[s] - scores[reference][s] for s in seeds])  # points
         spread = mean_sd(differences)
         pair = {"metric": metric, "diff_mean": spread["mean"], "diff_sd": spread["sd"], "n": spread["n"]}
-        pair.update(ci95=None, ci90=None, margin=margin / 100, mde80=None, p=None, verdict=None)
-        if differences:
-            interval = paired_interval(100 * np.array([differences]))  # one split: the seeds are all that vary
+        pair.update(ci95=None, ci90=None, margin=float(margin), mde80=None, p=None, verdict=None)
+        if seeds:
+            interval = paired_interval(differences[None, :])  # one split: the seeds are all that vary
             word = verdict(interval, margin)
-            fraction = lambda ci: None if ci is None else [v / 100 for v in ci]  # noqa: E731
-            pair.update(ci95=fraction(interval.ci(0.95)), ci90=fraction(interval.ci(0.90)), p=interval.p, verdict=word)
-            pair["mde80"] = None if interval.mde80 is None else interval.mde80 / 100
+            pair.update(
+                ci95=interval.ci(0.95), ci90=interval.ci(0.90), mde80=interval.mde80, p=interval.p, verdict=word
+            )
             pair["sentence"] = sentence(reference, model, metric, interval, margin, word, population)
         else:
             pair["sentence"] = f"{model} shares no seed with {reference}, so they cannot be paired."

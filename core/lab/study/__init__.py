@@ -1,6 +1,6 @@
 """The study: a comparison that can answer "does positional encoding help?" (statistics: core.lab.stats.intervals).
 
-    study = run_study(StudyPlan(recordings, split="time-cv", models=["A", "B"], seeds=range(6)))
+    study = run_study(StudyPlan(recordings, design="time-cv", models=["A", "B"], seeds=range(6)))
     compare(study, "A", "B", metric="accuracy", margin=2.0)   # diff, ci95, ci90, mde80, p, verdict, sentence
 
 `python -m core.study` runs one from the command line (core.lab.study.cli) and writes its JSON

@@ -1,12 +1,13 @@
 """A study from the command line: train every model on every (fold, seed), print the comparisons and verdicts,
 write the study JSON.
 
-    python -m core.study --dataset cwru --loads 0 --models A,B,B-noPE --split time-cv --folds 5 \\
+    python -m core.study --dataset cwru --loads 0 --models A,B,B-noPE --design time-cv --folds 5 \\
         --seeds 0,1,2,3,4,5 --margin 2 --out study.json
 
-Splits: time-cv (each recording cut into K blocks in time; K >= 3), load-out (one fold per held-out motor
-load), fault-size (train on two fault sizes, test on the third; a 4-class task by fault location). Every
-model and training flag of `python -m core.experiment` applies. Bad data or settings: one line, exit 2.
+Designs (--design; --split is its old name): time-cv (each recording cut into K blocks in time; K >= 3),
+load-out (one fold per held-out motor load), fault-size (train on two fault sizes, test on the third; a
+4-class task by fault location). Every model and training flag of `python -m core.experiment` applies. Bad
+data or settings: one line, exit 2.
 """
 
 from __future__ import annotations
@@ -21,15 +22,16 @@ from pathlib import Path
 from core.lab import report
 from core.lab.cli_args import add_model_arguments, add_training_arguments, parse_list, runs_at_once, train_config
 from core.lab.data_spec import DataSpec
+from core.lab.names import DESIGNS, STUDY_FLAG_ALIASES, flag_names
 from core.lab.runs import Event, RunFinished
 from core.lab.study.comparisons import STUDY_METRICS, comparisons_table
 from core.lab.study.contract import load_study, save_study
-from core.lab.study.folds import SPLITS
 from core.lab.study.runner import StudyPlan, reanalyse, run_study
 from core.lab.vibration import DataError
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The study CLI's parser: the data flags of DataSpec, the design, and the model and training flags."""
     parser = argparse.ArgumentParser(
         prog="python -m core.study",
         description="A study: every model on every (fold, seed); B against A with an equivalence margin.",
@@ -39,7 +41,13 @@ def build_parser() -> argparse.ArgumentParser:
     data.add_argument("--window", type=int, default=1024, help="samples per window")
     data.add_argument("--stride", type=int, help="samples between window starts (default: the window)")
     design = parser.add_argument_group("design")
-    design.add_argument("--split", choices=SPLITS, default="time-cv")
+    design.add_argument(
+        *flag_names("--design", STUDY_FLAG_ALIASES),
+        dest="design",
+        choices=DESIGNS,
+        default="time-cv",
+        help="how the folds are cut; --split is its old name",
+    )
     design.add_argument("--folds", type=int, default=5, help="time blocks per recording for time-cv (at least 3)")
     design.add_argument("--margin", type=float, default=2.0, help="equivalence margin in points")
     design.add_argument("--metric", choices=STUDY_METRICS, default="accuracy", help="metric of the comparisons")
@@ -64,6 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def make_study_plan(args: argparse.Namespace, command: str) -> StudyPlan:
+    """The study plan of parsed arguments, its data loaded (DataError when it cannot be)."""
     if args.d_model and len(args.d_model) > 1:
         raise ValueError("a study trains one d_model; give one width after --d-model")
     spec = DataSpec.from_args(args)
@@ -72,7 +81,7 @@ def make_study_plan(args: argparse.Namespace, command: str) -> StudyPlan:
     workers, backend_name, address = runs_at_once(args, device)
     return StudyPlan(
         recordings=list(recordings),
-        split=args.split,
+        design=args.design,
         models=args.models,
         seeds=args.seeds,
         config=train_config(args),
@@ -92,6 +101,8 @@ def make_study_plan(args: argparse.Namespace, command: str) -> StudyPlan:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run (or reanalyse) the study the arguments describe: 0 when its JSON is written, 2 for bad data or
+    settings."""
     argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
     started = time.perf_counter()
@@ -120,7 +131,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         plan = make_study_plan(args, shlex.join(["python", "-m", "core.study", *argv]))
         total = plan.run_count()
         if not args.quiet:
-            print(f"{args.split} study: {total} runs ({len(plan.models)} models x {len(plan.seeds)} seeds x folds)")
+            print(f"{args.design} study: {total} runs ({len(plan.models)} models x {len(plan.seeds)} seeds x folds)")
         study = run_study(plan, progress=None if args.quiet else say)
     except (DataError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)

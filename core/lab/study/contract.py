@@ -1,9 +1,11 @@
 """The study JSON (a contract, versioned on its own): how it is built from finished runs and how it is checked.
 
-    schema_version  STUDY_SCHEMA_VERSION; a file of another version is refused by name
+    schema_version  STUDY_SCHEMA_VERSION; a file of the previous version is read through `migrate_study`, an
+                    older one is refused by its version
     kind            "study"
-    config          split, folds, seeds, models, margin, metric, window, stride, population, command (the
-                    exact CLI command), git_commit, torch, cpu, device, train (TrainConfig), data (DataSpec);
+    config          design, folds, seeds, models, margin, metric, window, stride, population, command (the
+                    exact CLI command), git_commit, torch, cpu, device, train (TrainConfig; train.model.heads
+                    and .layers), data (DataSpec);
                     with --tune-lr also tuned_learning_rates {fold: {model: rate}}; fingerprint (the machine's,
                     core.fingerprint: whether a run can be recomputed bit for bit here; absent in older files)
     class_names     the labels, in the order of the class indices below
@@ -51,10 +53,13 @@ from core.lab.contract import (
     require,
     to_plain,
 )
+from core.lab.names import STUDY_KEY_RENAMES, rename_keys
 from core.lab.study.comparisons import COMPARISON_KEYS, STUDY_METRICS
 from core.limits import MAX_REOPENED_BYTES, MAX_TEXT_CHARS
 
-STUDY_SCHEMA_VERSION = 2  # 2: order_test per run, order_summary, profiles
+# 2: order_test per run, order_summary, profiles; 3: config.design (was split), train.model.heads / layers
+STUDY_SCHEMA_VERSION = 3
+MIGRATED_STUDY_VERSION = 2  # the one older version `migrate_study` reads
 TOP_KEYS = (
     "schema_version",
     "kind",
@@ -68,7 +73,7 @@ TOP_KEYS = (
     "profiles",
 )
 CONFIG_KEYS = (
-    "split",
+    "design",
     "folds",
     "seeds",
     "models",
@@ -116,7 +121,21 @@ def study_run(run: Mapping[str, Any], fold: int) -> dict[str, Any]:
     return to_plain({**{key: run[key] for key in RUN_KEYS if key != "fold"}, "fold": fold})
 
 
+def migrate_study(old: Any) -> Any:
+    """A study JSON of schema_version 2 as version 3 (keys renamed by core.lab.names.STUDY_KEY_RENAMES; its
+    differences were in points already); any other content comes back as it is, for the validator to accept
+    (the current version) or refuse."""
+    if (
+        not isinstance(old, Mapping)
+        or old.get("kind") != "study"
+        or old.get("schema_version") != MIGRATED_STUDY_VERSION
+    ):
+        return old
+    return {**rename_keys(old, STUDY_KEY_RENAMES), "schema_version": STUDY_SCHEMA_VERSION}
+
+
 def check_study_version(study: Any) -> None:
+    """Refuse, by its kind or its version, a file that is not a study of this contract's version."""
     require(isinstance(study, Mapping), f"top level must be an object, got {type(study).__name__}")
     version, kind = study.get("schema_version"), study.get("kind")
     if kind != "study":
@@ -124,7 +143,8 @@ def check_study_version(study: Any) -> None:
     if version != STUDY_SCHEMA_VERSION:
         raise ValueError(
             f"invalid study JSON: schema_version {version!r}, but this PE Lab reads study schema_version "
-            f"{STUDY_SCHEMA_VERSION} only. Re-run the study with the command in its config."
+            f"{STUDY_SCHEMA_VERSION} (and {MIGRATED_STUDY_VERSION}, migrated) only. Re-run the study with the "
+            f"command in its config."
         )
 
 
@@ -185,7 +205,7 @@ def _check_config(config: Any) -> None:
         isinstance(fingerprint, dict) and all(isinstance(v, str) for v in fingerprint.values()),
         "config.fingerprint must be an object of strings",
     )
-    require(is_text(config["split"], MAX_TEXT_CHARS), "config.split must be the name of a split")
+    require(is_text(config["design"], MAX_TEXT_CHARS), "config.design must be the name of a design")
     for key in ("population", "command", "git_commit"):
         require(isinstance(config[key], str), f"config.{key} must be a string")
     require(is_int(config["folds"]) and config["folds"] >= 1, "config.folds must be a positive integer")
@@ -299,10 +319,11 @@ def save_study(study: Mapping[str, Any], path: str | Path) -> Path:
 def read_study(text: str | bytes) -> dict[str, Any]:
     """A study JSON from its text or its gzip-compressed bytes, checked; ValueError (in words) for a damaged,
     foreign or oversized file (compressed, the limit applies to what it expands to; core.lab.contract.read_json)."""
-    study = read_json(text.encode("utf-8") if isinstance(text, str) else text, MAX_STUDY_BYTES)
+    study = migrate_study(read_json(text.encode("utf-8") if isinstance(text, str) else text, MAX_STUDY_BYTES))
     validate_study(study)
     return study
 
 
 def load_study(path: str | Path) -> dict[str, Any]:
+    """A study JSON from a file (plain or .gz), migrated from the previous version when it is one, and checked."""
     return read_study(Path(path).read_bytes())

@@ -21,11 +21,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core.lab.names import DESIGNS
 from core.lab.vibration.loads import common_classes
 from core.lab.vibration.types import DataError, Recording
 from core.lab.vibration.windows import WindowSet
 
-SPLITS = ("time-cv", "load-out", "fault-size")
+SPLITS = DESIGNS  # the old name of DESIGNS, still read
 ROLES = ("train", "val", "test")
 VALIDATION_SHARE = 0.2  # of each training recording's windows, at its end (load-out, fault-size)
 LOCATIONS = {"IR": "inner race", "B": "ball", "OR": "outer race"}
@@ -84,7 +85,7 @@ def _fold_windows(
     class_names: list[str],
     window: int,
     stride: int,
-    mode: str,
+    design: str,
 ) -> WindowSet:
     """A WindowSet from (recording index, starts) per role, normalised with the training windows' statistics."""
     offsets = np.arange(window)
@@ -92,7 +93,7 @@ def _fold_windows(
     for role in ROLES:
         pieces = [recordings[i].signal[s[:, None] + offsets] for i, s in roles[role] if s.size]
         if not pieces:
-            raise DataError(f"A {mode} fold has no {role} windows: the recordings are too short for these folds.")
+            raise DataError(f"A {design} fold has no {role} windows: the recordings are too short for these folds.")
         x[role] = np.concatenate(pieces)  # (n, window)
         y[role] = np.concatenate([np.full(s.size, labels[i], dtype=np.int64) for i, s in roles[role] if s.size])
     mean, std = float(x["train"].mean()), float(x["train"].std())
@@ -111,15 +112,15 @@ def _fold_windows(
         float(recordings[0].sample_rate),
         window,
         stride,
-        mode,
+        design,
         mean,
         std,
         counts,
     )
 
 
-def _fold(index: int, name: str, recordings, roles, labels, class_names, window, stride, mode) -> Fold:
-    windows = _fold_windows(recordings, roles, labels, class_names, window, stride, mode)
+def _fold(index: int, name: str, recordings, roles, labels, class_names, window, stride, design) -> Fold:
+    windows = _fold_windows(recordings, roles, labels, class_names, window, stride, design)
     tests = [(i, s) for i, s in roles["test"] if s.size]
     return Fold(
         index,
@@ -143,7 +144,7 @@ def _ordered_labels(recordings: Sequence[Recording]) -> list[str]:
     return list(dict.fromkeys(r.label for r in recordings))
 
 
-# --- the three splits ---------------------------------------------------------------------------------
+# --- the three designs --------------------------------------------------------------------------------
 
 
 def time_cv_folds(recordings: Sequence[Recording], window: int, k: int, stride: int | None = None) -> list[Fold]:
@@ -255,12 +256,13 @@ def fault_size_folds(recordings: Sequence[Recording], window: int, stride: int |
 
 
 def make_folds(
-    split: str, recordings: Sequence[Recording], window: int, k: int = 5, stride: int | None = None
+    design: str, recordings: Sequence[Recording], window: int, k: int = 5, stride: int | None = None
 ) -> list[Fold]:
-    if split == "time-cv":
+    """The folds of a study of this `design` (one of DESIGNS); `k` folds for time-cv."""
+    if design == "time-cv":
         return time_cv_folds(recordings, window, k, stride)
-    if split == "load-out":
+    if design == "load-out":
         return load_out_folds(recordings, window, stride)
-    if split == "fault-size":
+    if design == "fault-size":
         return fault_size_folds(recordings, window, stride)
-    raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
+    raise ValueError(f"design must be one of {DESIGNS}, got {design!r}")

@@ -8,7 +8,7 @@ import itertools
 import platform
 import subprocess
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -19,13 +19,14 @@ from core.fingerprint import machine_fingerprint
 from core.lab.backends import backend
 from core.lab.contract import to_plain
 from core.lab.models import MODEL_NAMES, TRANSFORMER_VARIANTS, build_model, check_model_settings
+from core.lab.names import DESIGNS
 from core.lab.probes.attention import attention_by_offset
 from core.lab.probes.order import order_summary
 from core.lab.probes.position import energy_ratio, learned_table, similarity_by_offset
 from core.lab.runs import Event, PlanStopped, Stage, StageKey, train_run, train_stages
 from core.lab.study.comparisons import STUDY_METRICS, compare_all
 from core.lab.study.contract import STUDY_SCHEMA_VERSION, study_run, validate_study
-from core.lab.study.folds import SPLITS, Fold, fault_location, make_folds
+from core.lab.study.folds import Fold, fault_location, make_folds
 from core.lab.training import TrainConfig
 from core.lab.vibration.types import Recording
 
@@ -35,10 +36,11 @@ NUMBER_WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven"
 
 @dataclass
 class StudyPlan:
-    """What a study runs: the data, the split and its folds, the models and seeds, one training config."""
+    """What a study runs: the data, the design and its folds, the models and seeds, one training config.
+    `split` is the old name of `design`, still accepted."""
 
     recordings: Sequence[Recording] | Callable[[], Sequence[Recording]]
-    split: str = "time-cv"
+    design: str = "time-cv"
     models: Sequence[str] = ("A", "B")
     seeds: Sequence[int] = (0, 1, 2, 3, 4, 5)
     config: TrainConfig = field(default_factory=TrainConfig)
@@ -54,12 +56,15 @@ class StudyPlan:
     tune_lr: bool = False  # choose each (fold, model)'s learning rate among LR_GRID on the fold's validation block
     backend: str = "local"  # or "ray" (core.lab.backends): the numbers do not change
     ray_address: str = "auto"
+    split: InitVar[str | None] = None  # the old name of `design`
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, split: str | None) -> None:
+        if split is not None:
+            self.design = split
         self.models, self.seeds = list(self.models), [int(seed) for seed in self.seeds]
-        if self.split not in SPLITS:
-            raise ValueError(f"split must be one of {SPLITS}, got {self.split!r}")
-        if self.split == "time-cv" and self.folds < 3:
+        if self.design not in DESIGNS:
+            raise ValueError(f"design must be one of {DESIGNS}, got {self.design!r}")
+        if self.design == "time-cv" and self.folds < 3:
             raise ValueError(f"time-cv needs at least 3 folds (test, validation and training blocks), got {self.folds}")
         if not self.models or not self.seeds or len(set(self.models)) != len(self.models):
             raise ValueError(f"a study needs distinct models and seeds; got {self.models}, {self.seeds}")
@@ -74,9 +79,9 @@ class StudyPlan:
 
     def fold_count(self) -> int:
         """Folds of this study: K for time-cv, one per motor load (load-out) or fault size (fault-size)."""
-        if self.split == "time-cv" or callable(self.recordings):
+        if self.design == "time-cv" or callable(self.recordings):
             return self.folds
-        if self.split == "load-out":
+        if self.design == "load-out":
             return len({r.meta.get("load_hp") for r in self.recordings})
         return len({fault_location(r.label)[1] for r in self.recordings} - {None})
 
@@ -94,20 +99,20 @@ def reanalyse(study: dict[str, Any], metric: str | None = None, margin: float | 
     config["margin"] = float(margin if margin is not None else config["margin"])
     n_windows = sum(fold["n_test"] for fold in study["folds"])
     used = len({i for fold in study["folds"] for i in fold["recording"]})  # every recording is tested in some fold
-    config["population"] = population(config["split"], config["data"].get("dataset", ""), used, n_windows)
+    config["population"] = population(config["design"], config["data"].get("dataset", ""), used, n_windows)
     again = {**study, "config": config}
     again["comparisons"] = compare_all(again, config["metric"], config["margin"])
     validate_study(again)
     return again
 
 
-def population(split: str, dataset: str, n_recordings: int, n_windows: int) -> str:
+def population(design: str, dataset: str, n_recordings: int, n_windows: int) -> str:
     """Which windows a study's verdict speaks for, in words (`n_recordings`: those the folds use)."""
     count = NUMBER_WORDS.get(n_recordings, str(n_recordings))
     rig = " of one test rig" if dataset == "cwru" else ""
-    if split == "load-out":
+    if design == "load-out":
         return f"{n_windows:,} test windows at a motor load held out from training, {count} recordings{rig}"
-    if split == "fault-size":
+    if design == "fault-size":
         return f"{n_windows:,} test windows of a fault size held out from training, {count} recordings{rig}"
     return f"{n_windows:,} test windows of these {count} recordings{rig}"
 
@@ -132,7 +137,7 @@ def run_study(
     A stop raises core.lab.experiment.plan.PlanStopped carrying None (a study is only compared whole)."""
     emit = progress or (lambda event: None)
     recordings = list(plan.recordings() if callable(plan.recordings) else plan.recordings)
-    folds = make_folds(plan.split, recordings, plan.window, plan.folds, plan.stride)
+    folds = make_folds(plan.design, recordings, plan.window, plan.folds, plan.stride)
 
     profiles: dict[str, dict[str, Any]] = {}
     runner = backend(plan.backend, plan.ray_address)
@@ -236,11 +241,12 @@ def build_study(
     tuned: dict[int, dict[str, float]] | None = None,
     profiles: dict[str, dict[str, Any]] | None = None,
 ) -> dict:
+    """The study JSON of finished runs, its comparisons included (run_study validates it)."""
     n_windows = sum(len(fold.windows.x_test) for fold in folds)
     used = {i for fold in folds for starts in fold.starts.values() for i, s in starts if s.size}
     dataset = plan.data_settings.get("dataset", "")
     config = {
-        "split": plan.split,
+        "design": plan.design,
         "folds": len(folds),
         "seeds": plan.seeds,
         "models": plan.models,
@@ -248,7 +254,7 @@ def build_study(
         "metric": plan.metric,
         "window": plan.window,
         "stride": plan.stride or plan.window,
-        "population": population(plan.split, dataset, len(used), n_windows),
+        "population": population(plan.design, dataset, len(used), n_windows),
         "command": plan.command,
         **environment(),
         "device": plan.device,

@@ -16,7 +16,6 @@ from core.lab.study.comparisons import differences
 # training windows per second of one run on one CPU thread, validation passes included, for 1024-sample
 # windows (the shipped CWRU 0 HP time-cv study, two runs side by side: median 4,960 for A, 4,740 for B);
 # shorter windows go proportionally faster
-WINDOWS_PER_SECOND_1024 = 4_800
 
 
 def fold_scores(study: Mapping[str, Any], metric: str = "accuracy") -> pd.DataFrame:
@@ -73,13 +72,6 @@ def half_widths(
             half = stats.t.ppf(0.975, df) * components.standard_error(k, s)
             rows.append({"folds": k, "seeds": s, "runs_per_model": k * s, "half_width": half})
     return pd.DataFrame(rows)
-
-
-def estimated_seconds(runs: int, train_windows: int, epochs: int, window: int, workers: int) -> float:
-    """A rough wall time for `runs` runs of `train_windows` windows each at most `epochs` epochs (early stopping
-    usually ends them sooner), `workers` side by side."""
-    per_run = train_windows * epochs * window / (WINDOWS_PER_SECOND_1024 * 1024)
-    return runs * per_run / max(1, workers)
 
 
 def primary_by_metric(study: Mapping[str, Any], margin: float | None = None) -> pd.DataFrame:

@@ -115,29 +115,12 @@ def read_vibration_csv(
     text = _decode(raw)
     del raw
     dialect = _sniff(text)
-    table = _table_text(text, dialect)
-    n_rows = table.count("\n") + 1 - dialect.has_header if table else 0
-    _check_size(n_rows, dialect)
-    roles = _roles(dialect, interpretation)
-    frame = _parse(table.encode("utf-8"), dialect, roles, text)
-    del table
-
+    roles, frame = _parsed_table(text, dialect, interpretation)
     where = _LineFinder(text, dialect)
-    for column in (*roles.signals, *((roles.time,) if roles.time is not None else ())):
-        _check_finite(frame[column].to_numpy(), dialect.names[column], where)
-        _check_magnitude(frame[column].to_numpy(), dialect.names[column], where)
+    _check_values(frame, roles, dialect, where)
     blocks = _label_blocks(frame, roles, dialect, where)
     rate, rate_source = _sample_rate(rate, frame, roles, blocks, where)
-
-    meta = {
-        "source": "csv",
-        "file": name or file_name,
-        "shape": roles.shape,
-        "separator": _SEPARATOR_NAMES[dialect.separator],
-        "decimal": dialect.decimal,
-        "sample_rate_source": rate_source,
-        "sample_rate_assumed": rate_source == "assumed",
-    }
+    meta = _file_meta(name or file_name, roles, dialect, rate_source)
     if roles.shape == "wide":
         return [
             Recording(frame[column].to_numpy(), rate, dialect.names[column], {**meta, "column": dialect.names[column]})
@@ -150,12 +133,7 @@ def read_vibration_csv(
     column_meta = {**meta, "column": dialect.names[chosen]}
     if roles.shape == "channels":
         channels = [dialect.names[j] for j in roles.signals]
-        found = label or class_from_name(name) or class_from_name(file_name)
-        if not found:
-            raise DataError(
-                f"The columns {', '.join(channels)} are channels of one recording, and nothing names its class: "
-                f"name the file after its class (e.g. healthy_load0.csv) or give the class."
-            )
+        found = label or _channels_label(channels, name, file_name)
         return [Recording(signal, rate, found, {**column_meta, "channels": channels})]
     if roles.shape == "single":
         header = dialect.names[roles.signals[0]] if dialect.has_header else None
@@ -165,6 +143,35 @@ def read_vibration_csv(
         Recording(signal[start:stop].copy(), rate, label, {**column_meta, "rows": (start, stop)})
         for label, start, stop in blocks
     ]
+
+
+def _parsed_table(text: str, dialect: _Dialect, interpretation: str | None) -> tuple[_Roles, pd.DataFrame]:
+    """The columns' roles and the parsed table, its size checked before pandas parses it."""
+    table = _table_text(text, dialect)
+    n_rows = table.count("\n") + 1 - dialect.has_header if table else 0
+    _check_size(n_rows, dialect)
+    roles = _roles(dialect, interpretation)
+    return roles, _parse(table.encode("utf-8"), dialect, roles, text)
+
+
+def _check_values(frame: pd.DataFrame, roles: _Roles, dialect: _Dialect, where: _LineFinder) -> None:
+    """Every signal and time value finite and within MAX_SAMPLE_MAGNITUDE, else a DataError naming its lines."""
+    for column in (*roles.signals, *((roles.time,) if roles.time is not None else ())):
+        _check_finite(frame[column].to_numpy(), dialect.names[column], where)
+        _check_magnitude(frame[column].to_numpy(), dialect.names[column], where)
+
+
+def _file_meta(file: str | None, roles: _Roles, dialect: _Dialect, rate_source: str) -> dict[str, Any]:
+    """The meta every recording of the file carries: where it came from, how it was read, where its rate came from."""
+    return {
+        "source": "csv",
+        "file": file,
+        "shape": roles.shape,
+        "separator": _SEPARATOR_NAMES[dialect.separator],
+        "decimal": dialect.decimal,
+        "sample_rate_source": rate_source,
+        "sample_rate_assumed": rate_source == "assumed",
+    }
 
 
 # --- reading and decoding -------------------------------------------------------------------------
@@ -456,6 +463,32 @@ def _check_size(n_rows: int, dialect: _Dialect) -> None:
 
 
 def _roles(dialect: _Dialect, interpretation: str | None = None) -> _Roles:
+    """Which column is what: the signals, the label and the time columns (with the time's unit), and the shape."""
+    label = _label_column(dialect)
+    time, time_scale = _time_column(dialect, label)
+    signals = tuple(j for j in range(dialect.width) if j not in (label, time))
+
+    if not signals:
+        raise DataError(
+            "No numeric signal column found: every column holds text or is the time or label column. "
+            "A vibration CSV needs at least one column of numbers."
+        )
+    if label is not None:
+        if len(signals) > 1:
+            raise DataError(
+                f"A table with a label column needs exactly one signal column; this one has {len(signals)}: "
+                f"{_quoted(dialect, signals)}. Keep one signal column, or drop the label column and name each "
+                f"column after its class (a wide table)."
+            )
+        return _Roles("long", signals, label, time, time_scale)
+    if len(signals) > 1:
+        return _Roles(_several_signals_shape(dialect, signals, interpretation), signals, None, time, time_scale)
+    return _Roles("single", signals, None, time, time_scale)
+
+
+def _label_column(dialect: _Dialect) -> int | None:
+    """The label column: named as one in LABEL_COLUMN_NAMES, else the only text column; any other text column
+    (or a table of text alone) is a DataError."""
     names = [name.strip().lower() for name in dialect.names]
     label = None
     if dialect.has_header:
@@ -474,41 +507,32 @@ def _roles(dialect: _Dialect, interpretation: str | None = None) -> _Roles:
             f"The reader takes numeric signal columns, an optional time column and one label column "
             f"(named {LABEL_COLUMN_NAMES[0]!r}); remove the others."
         )
+    return label
 
-    time, time_scale = None, 1.0
+
+def _time_column(dialect: _Dialect, label: int | None) -> tuple[int | None, float]:
+    """The first header named as a time column (not the label's), and its seconds per unit; (None, 1.0) if none."""
     if dialect.has_header:
         for j, name in enumerate(dialect.names):
             match = _TIME_COLUMN.fullmatch(name.strip())
             if match and j != label:
                 unit = match.group("unit")
-                time, time_scale = j, _TIME_UNITS[unit.lower() if unit else None]
-                break
-    signals = tuple(j for j in range(dialect.width) if j not in (label, time))
+                return j, _TIME_UNITS[unit.lower() if unit else None]
+    return None, 1.0
 
-    if not signals:
+
+def _several_signals_shape(dialect: _Dialect, signals: tuple[int, ...], interpretation: str | None) -> str:
+    """The shape of a table of several signal columns: "wide" (one class per column) or "channels" (sensors of one
+    recording), as `interpretation` says, else as the header suggests (core.lab.vibration.names.columns_are)."""
+    if interpretation not in (None, *INTERPRETATIONS):
+        raise DataError(f"interpretation must be one of {INTERPRETATIONS}, got {interpretation!r}.")
+    shape = interpretation or columns_are([dialect.names[j] for j in signals], dialect.has_header)[0]
+    if shape == "classes" and not dialect.has_header:
         raise DataError(
-            "No numeric signal column found: every column holds text or is the time or label column. "
-            "A vibration CSV needs at least one column of numbers."
+            f"The file has {len(signals)} numeric columns but no header naming their classes. Add a header "
+            f"line (e.g. normal,IR007,OR007), or read the columns as channels of one recording."
         )
-    if label is not None:
-        if len(signals) > 1:
-            raise DataError(
-                f"A table with a label column needs exactly one signal column; this one has {len(signals)}: "
-                f"{_quoted(dialect, signals)}. Keep one signal column, or drop the label column and name each "
-                f"column after its class (a wide table)."
-            )
-        return _Roles("long", signals, label, time, time_scale)
-    if len(signals) > 1:
-        if interpretation not in (None, *INTERPRETATIONS):
-            raise DataError(f"interpretation must be one of {INTERPRETATIONS}, got {interpretation!r}.")
-        shape = interpretation or columns_are([dialect.names[j] for j in signals], dialect.has_header)[0]
-        if shape == "classes" and not dialect.has_header:
-            raise DataError(
-                f"The file has {len(signals)} numeric columns but no header naming their classes. Add a header "
-                f"line (e.g. normal,IR007,OR007), or read the columns as channels of one recording."
-            )
-        return _Roles("wide" if shape == "classes" else "channels", signals, None, time, time_scale)
-    return _Roles("single", signals, None, time, time_scale)
+    return "wide" if shape == "classes" else "channels"
 
 
 def _chosen_channel(roles: _Roles, dialect: _Dialect, channel: str | int | None, file_name: str | None) -> int:
@@ -532,6 +556,17 @@ def _quoted(dialect: _Dialect, columns: list[int] | tuple[int, ...]) -> str:
 
 
 INTERPRETATIONS = ("channels", "classes")
+
+
+def _channels_label(channels: list[str], name: str | None, file_name: str | None) -> str:
+    """The class of a file of channels, from its name or file name; a DataError when neither names one."""
+    found = class_from_name(name) or class_from_name(file_name)
+    if not found:
+        raise DataError(
+            f"The columns {', '.join(channels)} are channels of one recording, and nothing names its class: "
+            f"name the file after its class (e.g. healthy_load0.csv) or give the class."
+        )
+    return found
 
 
 def _single_label(name: str | None, file_name: str | None, header_name: str | None) -> str:

@@ -48,6 +48,7 @@ class CwruFile:
 
     @property
     def filename(self) -> str:
+        """The file's name in the CWRU download: its number with .mat."""
         return f"{self.number}.mat"
 
 
@@ -145,6 +146,7 @@ def catalogue_files(loads: tuple[int, ...] = (0,)) -> list[CwruFile]:
 
 
 def file_md5(path: Path) -> str:
+    """The MD5 hex digest of the file at `path`, read in 1 MiB blocks, to compare with the catalogue's."""
     digest = hashlib.md5()
     with open(path, "rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):

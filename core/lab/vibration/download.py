@@ -45,6 +45,7 @@ class DownloadResult:
 
     @property
     def paths(self) -> list[Path]:
+        """The paths of every file fetched or found, in file-number order."""
         return [self.dest_dir / f"{number}.mat" for number in sorted(self.downloaded + self.cached)]
 
 

@@ -20,6 +20,8 @@ JUMP = 6.0  # a step in window means larger than this many times the median with
 
 @dataclass(frozen=True)
 class Finding:
+    """One thing wrong with a channel, the message a user reads, and whether it keeps the channel out of training."""
+
     kind: str  # "unusable", "flat", "clipped" or "jump"
     message: str
     refuses_training: bool

@@ -47,10 +47,12 @@ class FileInspection:
 
     @property
     def signal_columns(self) -> tuple[str, ...]:
+        """The names of the columns read as channels."""
         return tuple(name for name, role in zip(self.columns, self.roles) if role == "channel")
 
     @property
     def class_name(self) -> str | None:
+        """The class the file name gives, or None."""
         return class_from_name(self.name)
 
     def describe(self) -> str:

@@ -234,40 +234,57 @@ class _Walk:
             raise self.meter.damaged("an array has fewer than two dimensions")
         count = prod(dims)
         self._string(end)  # the array's name
-        arrays, data = 0, 0
+        arrays, data = self._declared_contents(kind, is_complex, count, end)
+        self._data_elements(data, kind, is_complex, end)
+        self._nested_arrays(arrays, depth, end)
+        if self.source.pos != end:
+            raise self.meter.damaged("an array's size does not match its contents")
+
+    def _declared_contents(self, kind: int, is_complex: bool, count: int, end: int) -> tuple[int, int]:
+        """Charge what scipy allocates for an array of `count` elements of class `kind`; the number of nested
+        arrays and of data elements that follow."""
         if kind in (_STRUCT, _OBJECT):
-            if kind == _OBJECT:
-                self._string(end)  # the class name
-            (name_length,) = self._ints(end, "its field name length", max_bytes=4, exactly=1)
-            if name_length == 0:
-                raise self.meter.damaged("a struct's field name length is zero")
-            fields = self._string(end) // name_length
-            self.meter.add(fields * (fields - 1) // 2 * FIELD_PAIR_BYTES)
-            self.meter.add(count * (STRUCT_ELEMENT_BYTES + fields * FIELD_VALUE_BYTES))
-            arrays = count * fields
-        elif kind == _CELL:
+            return self._struct_fields(kind, count, end), 0
+        if kind == _CELL:
             self.meter.add(count * CELL_ELEMENT_BYTES)
-            arrays = count
-        elif kind == _FUNCTION:
-            arrays = 1
-        elif kind == _CHAR:
+            return count, 0
+        if kind == _FUNCTION:
+            return 1, 0
+        if kind == _CHAR:
             self.meter.add(count * CHAR_BYTES)
-            data = 1
-        else:  # numeric: the real part (and the imaginary); sparse: row indices and column starts before them
-            data = (3 if kind == _SPARSE else 1) + is_complex
+            return 0, 1
+        # numeric: the real part (and the imaginary); sparse: row indices and column starts before them
+        return 0, (3 if kind == _SPARSE else 1) + is_complex
+
+    def _struct_fields(self, kind: int, count: int, end: int) -> int:
+        """Read a struct's (or object's) field names and charge its elements and their fields; the number of
+        nested arrays: one per field of each element."""
+        if kind == _OBJECT:
+            self._string(end)  # the class name
+        (name_length,) = self._ints(end, "its field name length", max_bytes=4, exactly=1)
+        if name_length == 0:
+            raise self.meter.damaged("a struct's field name length is zero")
+        fields = self._string(end) // name_length
+        self.meter.add(fields * (fields - 1) // 2 * FIELD_PAIR_BYTES)
+        self.meter.add(count * (STRUCT_ELEMENT_BYTES + fields * FIELD_VALUE_BYTES))
+        return count * fields
+
+    def _data_elements(self, data: int, kind: int, is_complex: bool, end: int) -> None:
+        """Walk `data` data elements, charging the complex values scipy builds from a complex numeric one."""
         for _ in range(data):
             element = self._tag(end)
             if element.kind == _MATRIX:
                 raise self.meter.damaged("an array holds another array where its data should be")
             if is_complex and kind != _CHAR:
                 self.meter.add(element.size // _ITEMSIZE[element.kind] * COMPLEX_VALUE_BYTES)
+
+    def _nested_arrays(self, arrays: int, depth: int, end: int) -> None:
+        """Walk the `arrays` arrays a cell, struct or function handle holds, one level deeper."""
         for _ in range(arrays):
             element = self._tag(end)
             if element.kind != _MATRIX:
                 raise self.meter.damaged("a cell or struct holds data where an array should be")
             self.matrix(element.size, depth + 1)
-        if self.source.pos != end:
-            raise self.meter.damaged("an array's size does not match its contents")
 
     def _opaque(self, end: int, depth: int) -> None:
         """A MATLAB object (string, table, ...): scipy versions read different header strings before its one

@@ -44,6 +44,7 @@ class MatInspection:
     ignored_rates: dict[str, float] = field(default_factory=dict)  # rate-like scalars outside the rate range
 
     def describe(self) -> str:
+        """The file in one line: its vectors and lengths, its rate, any rate ignored, and the proposal."""
         listed = ", ".join(f"{shown(name)} ({length:,})" for name, length in self.vectors.items())
         rate = f"; rate {self.sample_rate:g} Hz" if self.sample_rate else "; no rate stored"
         ignored = "".join(f"; {shown(key)} = {value:g} ignored" for key, value in self.ignored_rates.items())

@@ -26,10 +26,12 @@ FILE_NUMBER_PREFIX = re.compile(r"^x\d+_", re.IGNORECASE)  # CWRU's X105_ before
 
 
 def looks_like_sensor(name: str) -> bool:
+    """The name reads as a sensor or channel (s1, ch2, acc_x, DE_time, ...)."""
     return bool(SENSOR.fullmatch(name.strip()))
 
 
 def looks_like_class(name: str) -> bool:
+    """The name reads as a fault class (normal, IR007, outer race, ...) and not as a sensor."""
     return bool(CLASS.fullmatch(name.strip())) and not looks_like_sensor(name)
 
 

@@ -47,4 +47,5 @@ class Recording:
 
     @property
     def duration_s(self) -> float:
+        """The recording's length in seconds."""
         return len(self.signal) / self.sample_rate

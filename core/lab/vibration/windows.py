@@ -1,13 +1,13 @@
-"""Cut recordings into fixed-length windows and split them into train / validation / test.
+"""Cut recordings into fixed-length windows and assign them to the train, validation and test roles.
 
-The honest split (`mode="time"`, the default) cuts every recording along time into a train block, a
-validation block and a test block, with one window of unused samples between blocks, so no sample is in
-two splits. The common split (`mode="random"`) shuffles all windows of a recording before dealing them
+The honest windowing (`windowing="time"`, the default) cuts every recording along time into a train block,
+a validation block and a test block, with one window of unused samples between blocks, so no sample has two
+roles. The common windowing (`windowing="random"`) shuffles all windows of a recording before dealing them
 out; neighbouring windows of one continuous recording are nearly the same, so it leaks and flatters the
-score. It is kept so the app can show the difference.
+score. It is kept so the app can show the difference. `shares` are the (train, val, test) proportions.
 
 Normalisation statistics (one mean, one std) come from the training windows only and are applied to all
-three splits.
+three roles.
 """
 
 from __future__ import annotations
@@ -17,10 +17,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from core.lab.names import WINDOWINGS
 from core.lab.vibration.types import CLASS_NAMES, DataError, Recording
 
-SPLITS = ("train", "val", "test")
-MODES = ("time", "random")
+ROLES = ("train", "val", "test")
+DEFAULT_SHARES = (0.7, 0.2, 0.1)  # the (train, val, test) proportions of each recording
 
 
 @dataclass
@@ -37,62 +38,53 @@ class WindowSet:
     sample_rate: float
     window: int
     stride: int
-    mode: str
+    windowing: str  # "time" or "random"; a study's folds write their design here
     mean: float
     std: float
-    counts: dict[str, dict[str, int]] = field(default_factory=dict)  # counts[split][class_name]
-    ranges: list[dict] = field(default_factory=list)  # per recording: sample ranges of each split
+    counts: dict[str, dict[str, int]] = field(default_factory=dict)  # counts[role][class_name]
+    ranges: list[dict] = field(default_factory=list)  # per recording: sample ranges of each role
+
+    @property
+    def mode(self) -> str:
+        """The old name of `windowing`, still read."""
+        return self.windowing
 
 
 def make_windows(
     recordings: list[Recording],
     window: int = 1024,
     stride: int | None = None,
-    split: tuple[float, float, float] = (0.7, 0.2, 0.1),
-    mode: str = "time",
+    shares: tuple[float, float, float] = DEFAULT_SHARES,
+    windowing: str = "time",
     seed: int = 0,
+    *,
+    split: tuple[float, float, float] | None = None,
+    mode: str | None = None,
 ) -> WindowSet:
-    """Windows of `window` samples every `stride` samples (default: no overlap), split per recording.
+    """Windows of `window` samples every `stride` samples (default: no overlap), assigned per recording.
 
-    `split` is the (train, val, test) share of each recording. In time mode `ranges` gives, per
-    recording, the (start, stop) sample range of each split block; in random mode those are None.
+    `shares` is the (train, val, test) proportion of each recording. With time windowing `ranges` gives, per
+    recording, the (start, stop) sample range of each role's block; with random windowing those are None.
+    `split` and `mode` are the old names of `shares` and `windowing`, still accepted.
     """
+    shares = shares if split is None else split
+    windowing = windowing if mode is None else mode
     window, stride = _check_window(window, stride)
-    split = _check_split(split)
-    if mode not in MODES:
-        raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+    shares = _check_shares(shares)
+    if windowing not in WINDOWINGS:
+        raise ValueError(f"windowing must be one of {WINDOWINGS}, got {windowing!r}")
     recordings = list(recordings)
     sample_rate = _check_recordings(recordings)
     class_names = _ordered_class_names(recordings)
-    rng = np.random.default_rng(seed)
-
-    starts_by_split: dict[str, list[tuple[int, np.ndarray]]] = {name: [] for name in SPLITS}
-    ranges = []
-    for index, recording in enumerate(recordings):
-        if mode == "time":
-            starts, blocks = _time_split(recording, window, stride, split)
-        else:
-            starts, blocks = _random_split(recording, window, stride, split, rng)
-        for name in SPLITS:
-            starts_by_split[name].append((index, starts[name]))
-        ranges.append(
-            {
-                "label": recording.label,
-                "source": recording.meta.get("source"),
-                "file": recording.meta.get("file"),
-                "length": len(recording.signal),
-                **blocks,
-            }
-        )
-
-    x = {name: _gather(recordings, starts_by_split[name], window) for name in SPLITS}
-    y = {name: _labels(recordings, starts_by_split[name], class_names) for name in SPLITS}
+    starts_by_role, ranges = _assign(recordings, window, stride, shares, windowing, np.random.default_rng(seed))
+    x = {name: _gather(recordings, starts_by_role[name], window) for name in ROLES}
+    y = {name: _labels(recordings, starts_by_role[name], class_names) for name in ROLES}
     mean = float(x["train"].mean())
     std = float(x["train"].std())
     if not std > 0:
         raise DataError("The training windows are constant (std 0), so they cannot be normalised. Check the signals.")
-    normalised = {name: ((x[name] - mean) / std).astype(np.float32) for name in SPLITS}
-    counts = {name: {label: int(np.sum(y[name] == i)) for i, label in enumerate(class_names)} for name in SPLITS}
+    normalised = {name: ((x[name] - mean) / std).astype(np.float32) for name in ROLES}
+    counts = {name: {label: int(np.sum(y[name] == i)) for i, label in enumerate(class_names)} for name in ROLES}
     return WindowSet(
         x_train=normalised["train"],
         y_train=y["train"],
@@ -104,12 +96,43 @@ def make_windows(
         sample_rate=sample_rate,
         window=window,
         stride=stride,
-        mode=mode,
+        windowing=windowing,
         mean=mean,
         std=std,
         counts=counts,
         ranges=ranges,
     )
+
+
+def _assign(
+    recordings: list[Recording],
+    window: int,
+    stride: int,
+    shares: tuple[float, float, float],
+    windowing: str,
+    rng: np.random.Generator,
+) -> tuple[dict[str, list[tuple[int, np.ndarray]]], list[dict]]:
+    """Per role, (recording index, window starts) of every recording; and per recording, its role blocks."""
+    starts_by_role: dict[str, list[tuple[int, np.ndarray]]] = {name: [] for name in ROLES}
+    ranges = []
+    for index, recording in enumerate(recordings):
+        if windowing == "time":
+            starts, blocks = _time_windowing(recording, window, stride, shares)
+        else:
+            starts, blocks = _random_windowing(recording, window, stride, shares, rng)
+        for name in ROLES:
+            starts_by_role[name].append((index, starts[name]))
+        meta = recording.meta
+        ranges.append(
+            {
+                "label": recording.label,
+                "source": meta.get("source"),
+                "file": meta.get("file"),
+                "length": len(recording.signal),
+            }
+            | blocks
+        )
+    return starts_by_role, ranges
 
 
 def _check_window(window: int, stride: int | None) -> tuple[int, int]:
@@ -122,11 +145,11 @@ def _check_window(window: int, stride: int | None) -> tuple[int, int]:
     return int(window), int(stride)
 
 
-def _check_split(split: tuple[float, float, float]) -> tuple[float, float, float]:
-    split = tuple(float(share) for share in split)
-    if len(split) != 3 or min(split) <= 0 or not math.isclose(sum(split), 1.0, abs_tol=1e-6):
-        raise ValueError(f"split must be three positive shares (train, val, test) that add up to 1, got {split}")
-    return split
+def _check_shares(shares: tuple[float, float, float]) -> tuple[float, float, float]:
+    shares = tuple(float(share) for share in shares)
+    if len(shares) != 3 or min(shares) <= 0 or not math.isclose(sum(shares), 1.0, abs_tol=1e-6):
+        raise ValueError(f"shares must be three positive numbers (train, val, test) that add up to 1, got {shares}")
+    return shares
 
 
 def _check_recordings(recordings: list[Recording]) -> float:
@@ -157,12 +180,12 @@ def _window_starts(length: int, window: int, stride: int) -> np.ndarray:
     return np.arange(0, length - window + 1, stride, dtype=np.int64)
 
 
-def _time_blocks(length: int, window: int, split: tuple[float, float, float]) -> dict[str, tuple[int, int]]:
+def _time_blocks(length: int, window: int, shares: tuple[float, float, float]) -> dict[str, tuple[int, int]]:
     # One window of samples is left out between blocks: with overlapping windows or a stride that
     # does not divide a block, a window at the edge of one block could otherwise reach into the next.
     usable = length - 2 * window
-    train_end = round(split[0] * usable)
-    val_end = round((split[0] + split[1]) * usable)
+    train_end = round(shares[0] * usable)
+    val_end = round((shares[0] + shares[1]) * usable)
     return {
         "train": (0, train_end),
         "val": (train_end + window, val_end + window),
@@ -170,46 +193,46 @@ def _time_blocks(length: int, window: int, split: tuple[float, float, float]) ->
     }
 
 
-def _time_split(
-    recording: Recording, window: int, stride: int, split: tuple[float, float, float]
+def _time_windowing(
+    recording: Recording, window: int, stride: int, shares: tuple[float, float, float]
 ) -> tuple[dict[str, np.ndarray], dict[str, tuple[int, int]]]:
     length = len(recording.signal)
-    blocks = _time_blocks(length, window, split)
+    blocks = _time_blocks(length, window, shares)
     starts = {name: start + _window_starts(stop - start, window, stride) for name, (start, stop) in blocks.items()}
-    if any(starts[name].size == 0 for name in SPLITS):
-        _raise_too_short(recording, window, length, _shortest_time_length(window, split), "time")
+    if any(starts[name].size == 0 for name in ROLES):
+        _raise_too_short(recording, window, length, _shortest_time_length(window, shares), "time")
     return starts, blocks
 
 
-def _shortest_time_length(window: int, split: tuple[float, float, float]) -> int:
+def _shortest_time_length(window: int, shares: tuple[float, float, float]) -> int:
     # Rounding moves block edges by up to a sample, so step up from a bound just below the shortest.
-    length = 2 * window + int((window - 1) / min(split))
+    length = 2 * window + int((window - 1) / min(shares))
     while True:
-        blocks = _time_blocks(length, window, split)
+        blocks = _time_blocks(length, window, shares)
         if all(stop - start >= window for start, stop in blocks.values()):
             return length
         length += 1
 
 
-def _random_counts(n_windows: int, split: tuple[float, float, float]) -> tuple[int, int, int]:
-    n_val = round(split[1] * n_windows)
-    n_test = round(split[2] * n_windows)
+def _random_counts(n_windows: int, shares: tuple[float, float, float]) -> tuple[int, int, int]:
+    n_val = round(shares[1] * n_windows)
+    n_test = round(shares[2] * n_windows)
     return n_windows - n_val - n_test, n_val, n_test
 
 
-def _random_split(
+def _random_windowing(
     recording: Recording,
     window: int,
     stride: int,
-    split: tuple[float, float, float],
+    shares: tuple[float, float, float],
     rng: np.random.Generator,
 ) -> tuple[dict[str, np.ndarray], dict[str, None]]:
     length = len(recording.signal)
     all_starts = rng.permutation(_window_starts(length, window, stride))
-    n_train, n_val, n_test = _random_counts(all_starts.size, split)
+    n_train, n_val, n_test = _random_counts(all_starts.size, shares)
     if min(n_train, n_val, n_test) < 1:
         n_needed = all_starts.size + 1
-        while min(_random_counts(n_needed, split)) < 1:
+        while min(_random_counts(n_needed, shares)) < 1:
             n_needed += 1
         _raise_too_short(recording, window, length, window + (n_needed - 1) * stride, "random")
     starts = {
@@ -217,14 +240,15 @@ def _random_split(
         "val": np.sort(all_starts[n_train : n_train + n_val]),
         "test": np.sort(all_starts[n_train + n_val :]),
     }
-    return starts, {name: None for name in SPLITS}
+    return starts, {name: None for name in ROLES}
 
 
-def _raise_too_short(recording: Recording, window: int, length: int, needed: int, mode: str) -> None:
+def _raise_too_short(recording: Recording, window: int, length: int, needed: int, windowing: str) -> None:
     where = recording.meta.get("file") or recording.meta.get("source") or "a recording"
     raise DataError(
         f"Class {recording.label!r} ({where}) has {length} samples ({length / recording.sample_rate:.2f} s), too short "
-        f"to give every split at least one {window}-sample window in {mode} mode. It needs at least {needed} samples "
+        f"to give every role (train, val, test) at least one {window}-sample window with {windowing} windowing. It "
+        f"needs at least {needed} samples "
         f"({needed / recording.sample_rate:.2f} s): use a longer recording or a smaller window."
     )
 

@@ -19,10 +19,11 @@ from core.lab.probes.attention import attention_by_offset, attention_weights
 from core.lab.probes.position import cosine_matrix, energy_ratio, learned_table, similarity_by_offset
 from core.lab.probes.tables import order_table
 from core.lab.vibration import DataError, make_windows
+from core.lab.vibration.windows import WindowSet
 from core.safe_text import markdown_literal
 from ui.common import show_figure, show_table
-from ui.fault_lab import WEIGHTS_KEY
-from ui.lab_data import LoadedData
+from ui.lab.data import LoadedData
+from ui.lab.keys import WEIGHTS_KEY
 
 STORY = (
     "Model A has no position signal and averages its tokens: it classifies a window as a bag of patches, so "
@@ -32,6 +33,7 @@ STORY = (
 
 
 def order_section(summary: dict[str, Any], name: str = "order_test") -> None:
+    """The order test's table (how much shuffling the tokens moves each model) and how to read it."""
     st.subheader("How much does each model use token order?")
     show_table(order_table(summary), name)
     st.caption(STORY + " [Order blindness, live, on the home page](/)")
@@ -74,6 +76,7 @@ def profile_section(profiles: dict[str, Any], width: int | None = None, prefix: 
 
 
 def _models(results: dict[str, Any]) -> dict[str, torch.nn.Module] | None:
+    """The first seed's trained models (the CNN aside) rebuilt from the session's weights; None without weights."""
     weights = st.session_state.get(WEIGHTS_KEY)
     if not weights:
         return None
@@ -90,6 +93,8 @@ def _models(results: dict[str, Any]) -> dict[str, torch.nn.Module] | None:
 
 
 def attention_section(results: dict[str, Any], data: LoadedData) -> None:
+    """On request: the trained models' attention on one test window, their attention against offset, position
+    energy and learned position table (only for runs trained here, on the data still current)."""
     st.subheader("Where do the trained models attend?")
     # on request: it rebuilds the trained models and scores every test window, memory a shared server keeps for
     # the visitors who ask
@@ -99,15 +104,39 @@ def attention_section(results: dict[str, Any], data: LoadedData) -> None:
     if models is None:
         st.info("Attention maps need the trained weights, which a saved results file does not hold: train again.")
         return
-    config = results["config"]["data"]
-    try:
-        windows = make_windows(data.recordings, window=config["window"], mode=config["split_mode"])
-    except DataError:
-        windows = None
-    if windows is None or windows.class_names != results["class_names"] or len(windows.x_test) == 0:
+    windows = _test_windows(results, data)
+    if windows is None:
         st.info("The current data are not the data these models were trained on: train again to see their attention.")
         return
     x = torch.as_tensor(windows.x_test)
+    _attention_maps(models, x, windows.y_test, results["class_names"])
+    model_config = results["config"]["train"]["model"]
+    profile_section(_profiles(models, x), model_config["d_model"] or model_config["patch"])
+    st.caption("Compare with the sinusoids' dot product against offset on the [Similarity page](/similarity).")
+    if "B-learned" in models:
+        matrix = cosine_matrix(learned_table(models["B-learned"]))
+        show_figure(
+            figures.similarity_matrix(matrix, "B-learned's trained position table: cosine similarity"),
+            pd.DataFrame(matrix),
+            "learned_table",
+        )
+
+
+def _test_windows(results: dict[str, Any], data: LoadedData) -> WindowSet | None:
+    """The current data's test windows cut as the results were, or None when they are not the data trained on."""
+    config = results["config"]["data"]
+    try:
+        windows = make_windows(data.recordings, window=config["window"], windowing=config["windowing"])
+    except DataError:
+        return None
+    if windows.class_names != results["class_names"] or len(windows.x_test) == 0:
+        return None
+    return windows
+
+
+def _attention_maps(models: dict[str, torch.nn.Module], x: torch.Tensor, y: Any, class_names: list[str]) -> None:
+    """A slider over the test windows and, per layer, the attention maps of A and B (or every model without them)
+    on the chosen window, averaged over heads or per head."""
     left, right = st.columns([3, 1])
     index = left.slider("Test window", 0, len(x) - 1, 0, key="att_window")
     per_head = right.checkbox("Per head", key="att_heads")
@@ -115,7 +144,7 @@ def attention_section(results: dict[str, Any], data: LoadedData) -> None:
     maps = {
         m: attention_weights(model, x[index : index + 1])[:, 0] for m, model in shown.items()
     }  # (layers, heads, T, T)
-    st.caption(f"Window {index}: class {markdown_literal(results['class_names'][int(windows.y_test[index])])}.")
+    st.caption(f"Window {index}: class {markdown_literal(class_names[int(y[index])])}.")
     for layer in range(next(iter(maps.values())).shape[0]):
         if per_head:
             heads = {f"{m}, head {h + 1}": w[layer, h] for m, w in maps.items() for h in range(w.shape[1])}
@@ -130,7 +159,11 @@ def attention_section(results: dict[str, Any], data: LoadedData) -> None:
             ]
         )
         show_figure(figures.attention_maps(heads), frame, f"attention_layer{layer + 1}")
-    profiles = {
+
+
+def _profiles(models: dict[str, torch.nn.Module], x: torch.Tensor) -> dict[str, dict[str, Any]]:
+    """Per model, what profile_section draws: attention against offset, position energy, learned similarity."""
+    return {
         m: {
             "attention_by_offset": attention_by_offset(model, x),
             "energy_ratio": energy_ratio(model, x) if has_position(m) else None,
@@ -138,13 +171,3 @@ def attention_section(results: dict[str, Any], data: LoadedData) -> None:
         }
         for m, model in models.items()
     }
-    model_config = results["config"]["train"]["model"]
-    profile_section(profiles, model_config["d_model"] or model_config["patch"])
-    st.caption("Compare with the sinusoids' dot product against offset on the [Similarity page](/similarity).")
-    if "B-learned" in models:
-        matrix = cosine_matrix(learned_table(models["B-learned"]))
-        show_figure(
-            figures.similarity_matrix(matrix, "B-learned's trained position table: cosine similarity"),
-            pd.DataFrame(matrix),
-            "learned_table",
-        )

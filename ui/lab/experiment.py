@@ -1,9 +1,9 @@
 """The Fault lab's experiment: its settings, the controls that set them, the background job and its progress.
 
-The running job and the last results live in st.session_state under keys that no widget owns, so they
-survive switching pages. The page hands the current data (ui.lab_data) and one `LabSettings` to
+The running job and the last results live in st.session_state under keys that no widget owns (ui.lab.keys), so
+they survive switching pages. The page hands the current data (ui.lab.data) and one `LabSettings` to
 `start_experiment`; everything it checks, core checks (the Plan and core.lab.models), so page and CLI refuse the
-same settings with the same words. One press starts at most the page's budget of runs (core.limits); a larger
+same settings with the same words. One press starts at most the page's budget of runs (core.lab.wait); a larger
 experiment gets its command instead, and a job is started in the name of the browser session (core.lab.jobs
 bounds the queue by it).
 """
@@ -28,17 +28,14 @@ from core.lab.experiment.cli import command_line
 from core.lab.experiment.plan import Plan, experiment_config
 from core.lab.figures import fault_lab as figures
 from core.lab.models import MODEL_DESCRIPTIONS, MODEL_NAMES, ModelConfig, check_model_settings
+from core.lab.names import WINDOWINGS
 from core.lab.training import TrainConfig, default_workers, describe_device, pick_device
-from core.limits import MAX_PAGE_RUNS, MAX_PAGE_SECONDS
-from ui.lab_data import DATA_KEY, MESSAGE_KEY, LoadedData
+from core.lab.vibration import Recording
+from core.lab.wait import describe_wait, expected_seconds, plan_training_windows, windows_per_second
+from core.lab.wait import page_refusal as budget_refusal
+from ui.lab.data import LoadedData
+from ui.lab.keys import JOB_KEY, MESSAGE_KEY, OWNER_KEY, RESULTS_KEY, STUDY_KEY, WEIGHTS_KEY
 
-__all__ = ["DATA_KEY", "MESSAGE_KEY", "JOB_KEY", "RESULTS_KEY", "WEIGHTS_KEY", "LabSettings", "start_experiment"]
-
-JOB_KEY = "_fault_lab_job"
-RESULTS_KEY = "_fault_lab_results"
-WEIGHTS_KEY = "_fault_lab_weights"
-STUDY_KEY = "_fault_lab_study"  # a study run on this page or opened from a file
-OWNER_KEY = "_fault_lab_owner"  # this browser session's id, the owner of its jobs in core.lab.jobs
 # epochs and rate are the CLI's defaults, chosen on the CWRU validation split: at 8 epochs the synthetic
 # set's B had not converged and the default verdict read "B worse"
 DEFAULT_EPOCHS = TrainConfig().epochs
@@ -47,6 +44,7 @@ MAX_TRAINING_WORKERS = 2  # each run side by side adds ~30 MB (bench/memory.py m
 
 
 def device_name() -> str:
+    """The device this server trains on, in words."""
     return describe_device(pick_device(None))
 
 
@@ -74,6 +72,7 @@ def cluster_note() -> str | None:
 
 
 def where_runs_execute() -> str:
+    """Where the page's runs train: this server (and its device) or the cluster, in words."""
     address = cluster_address()
     if address is None:
         return f"this server ({device_name()})"
@@ -105,20 +104,21 @@ class LabSettings:
 
     models: tuple[str, ...] = ("A", "B")
     tokens: str = "time"
-    split: str = "time"
+    windowing: str = "time"  # "time" or "random": how each recording's windows go to train / val / test
     window: int = 1024
     patch: int = 32
     d_model: int | None = None  # None: the patch width
-    n_heads: int = 4
-    n_layers: int = 2
+    heads: int = 4
+    layers: int = 2
     epochs: int = DEFAULT_EPOCHS
     n_seeds: int = 3
     learning_rate: float = DEFAULT_LEARNING_RATE
     evaluations: Mapping[str, Any] = field(default_factory=dict)
 
     def train_config(self) -> TrainConfig:
+        """The training settings of the page's runs: one torch thread each (see training_workers)."""
         model = ModelConfig(
-            patch=self.patch, tokens=self.tokens, d_model=self.d_model, n_heads=self.n_heads, n_layers=self.n_layers
+            patch=self.patch, tokens=self.tokens, d_model=self.d_model, heads=self.heads, layers=self.layers
         )
         return TrainConfig(model=model, epochs=self.epochs, learning_rate=self.learning_rate, threads=1)
 
@@ -128,7 +128,7 @@ class LabSettings:
         check_model_settings(self.models, self.window, config.model)
         return Plan(
             data=data.recordings,
-            windowing={"window": self.window, "mode": self.split},
+            cutting={"window": self.window, "windowing": self.windowing},
             models=list(self.models),
             seeds=list(range(self.n_seeds)),
             config=config,
@@ -151,6 +151,15 @@ class LabSettings:
 
 
 def experiment_controls(data: LoadedData) -> LabSettings:
+    """Every control of the experiment, each bound to its link key; the settings they hold."""
+    chosen = {**_model_controls(), **_shape_controls(), **_training_controls()}
+    with st.expander("Evaluate beyond one experiment (more runs, same seeds)"):
+        chosen["evaluations"] = evaluation_controls(data)
+    return LabSettings(**chosen)
+
+
+def _model_controls() -> dict[str, Any]:
+    """Which models, what a token is, and the windowing (the leaky random windowing says so)."""
     left, middle, right = st.columns(3)
     models = left.multiselect(
         "Models",
@@ -169,20 +178,25 @@ def experiment_controls(data: LoadedData) -> LabSettings:
         help="time: the window cut into patches of samples. fft: the window's spectrum cut into "
         "bands, so a token's index means a frequency band.",
     )
-    split = right.radio(
-        "Split",
-        ["time", "random"],
+    windowing = right.radio(
+        "Windowing",
+        list(WINDOWINGS),
         horizontal=True,
-        key="split",
+        key="windowing",
         bind="query-params",
         help="time: each recording cut into train / validation / test blocks in time (honest). "
         "random: windows shuffled (leaky: neighbouring windows are near copies).",
     )
-    if split == "random":
+    if windowing == "random":
         st.warning(
-            "The random split leaks: windows cut from one continuous recording land in both train and test, "
+            "The random windowing leaks: windows cut from one continuous recording land in both train and test, "
             "so its scores flatter every model. Use it only to see how much."
         )
+    return {"models": tuple(models), "tokens": tokens, "windowing": windowing}
+
+
+def _shape_controls() -> dict[str, Any]:
+    """The window, the tokens' width, the embedding width and the attention heads."""
     left, middle, right, far = st.columns(4)
     window = left.selectbox("Window (samples)", [256, 512, 1024, 2048], index=2, key="win", bind="query-params")
     patch = middle.selectbox(
@@ -195,9 +209,19 @@ def experiment_controls(data: LoadedData) -> LabSettings:
         bind="query-params",
         help="A's d_model is the patch length: it has no embedding.",
     )
-    n_heads = far.selectbox("Heads", [1, 2, 4, 8], index=2, key="heads", bind="query-params")
+    heads = far.selectbox("Heads", [1, 2, 4, 8], index=2, key="heads", bind="query-params")
+    return {
+        "window": int(window),
+        "patch": int(patch),
+        "d_model": None if d_model == "= patch" else int(d_model),
+        "heads": int(heads),
+    }
+
+
+def _training_controls() -> dict[str, Any]:
+    """Layers, the epoch cap, the seeds and the learning rate; a caption when the cap is below the default."""
     left, middle, right, far = st.columns(4)
-    n_layers = left.slider("Layers", 1, 4, 2, key="layers", bind="query-params")
+    layers = left.slider("Layers", 1, 4, 2, key="layers", bind="query-params")
     epochs = middle.slider("Epochs (max; early stopping)", 1, 50, DEFAULT_EPOCHS, key="epochs", bind="query-params")
     n_seeds = right.slider("Seeds", 1, 5, 3, key="seeds", bind="query-params")
     rates = sorted({3e-4, 1e-3, 3e-3, 1e-2, DEFAULT_LEARNING_RATE})
@@ -215,22 +239,12 @@ def experiment_controls(data: LoadedData) -> LabSettings:
             f"B still trails A after 8 epochs and catches up by {DEFAULT_EPOCHS} (the CLI's default, chosen "
             f"on the validation split). Early stopping ends a run sooner when it has converged."
         )
-    with st.expander("Evaluate beyond one split (more runs, same seeds)"):
-        chosen = evaluation_controls(data)
-    return LabSettings(
-        tuple(models),
-        tokens,
-        split,
-        int(window),
-        int(patch),
-        None if d_model == "= patch" else int(d_model),
-        int(n_heads),
-        int(n_layers),
-        int(epochs),
-        int(n_seeds),
-        float(learning_rate),
-        chosen,
-    )
+    return {
+        "layers": int(layers),
+        "epochs": int(epochs),
+        "n_seeds": int(n_seeds),
+        "learning_rate": float(learning_rate),
+    }
 
 
 def evaluation_controls(data: LoadedData) -> dict[str, Any]:
@@ -247,17 +261,20 @@ def evaluation_controls(data: LoadedData) -> dict[str, Any]:
             )
             continue
         for setting, column in zip(settings, st.columns(len(settings))):
-            if setting.kind == "flag":
-                if column.checkbox(setting.label, key=setting.key, bind="query-params", help=setting.help):
-                    values[setting.name] = True
-                continue
-            choices = data.loads if setting.choices == "loads" else list(setting.choices)
-            picked = column.multiselect(setting.label, choices, default=[], key=setting.key, bind="query-params")
-            if picked:
-                values[setting.name] = sorted(picked)
+            values.update(_setting_control(setting, column, data))
         if evaluation.caption:
             st.caption(evaluation.caption)
     return values
+
+
+def _setting_control(setting: Any, column: Any, data: LoadedData) -> dict[str, Any]:
+    """One evaluation setting's control in `column`: {its name: the value} when one is chosen, else {}."""
+    if setting.kind == "flag":
+        ticked = column.checkbox(setting.label, key=setting.key, bind="query-params", help=setting.help)
+        return {setting.name: True} if ticked else {}
+    choices = data.loads if setting.choices == "loads" else list(setting.choices)
+    picked = column.multiselect(setting.label, choices, default=[], key=setting.key, bind="query-params")
+    return {setting.name: sorted(picked)} if picked else {}
 
 
 def session_owner() -> str:
@@ -271,19 +288,14 @@ def start_job(plan: Any) -> jobs.Job:
 
 
 def start_experiment(data: LoadedData, settings: LabSettings) -> jobs.Job:
+    """Queue the experiment of these settings on `data` for this session (see start_job)."""
     return start_job(settings.plan(data))
 
 
 def page_refusal(runs: int, seconds: float) -> str | None:
-    """Why one press of the page may not start `runs` runs of about `seconds` in all, in one line; None when
-    it may (always with a cluster to send them to)."""
-    if cluster_address() is not None or (runs <= MAX_PAGE_RUNS and seconds <= MAX_PAGE_SECONDS):
-        return None
-    return (
-        f"Too large for a shared page ({runs} training runs, about {seconds / 60:.0f} min; one press starts at most "
-        f"{MAX_PAGE_RUNS} runs or {MAX_PAGE_SECONDS // 60:g} minutes), and this server has no cluster to send it "
-        "to. Run it where you have the cores:"
-    )
+    """Why one press of the page may not start `runs` runs of about `seconds` in all (core.lab.wait), in one
+    line; None when it may, and always with a cluster to send them to."""
+    return None if cluster_address() is not None else budget_refusal(runs, seconds)
 
 
 def too_large(data: LoadedData, settings: LabSettings) -> tuple[str, str] | None:
@@ -298,11 +310,11 @@ def too_large(data: LoadedData, settings: LabSettings) -> tuple[str, str] | None
 
 def training_command(plan: Plan, settings: LabSettings) -> str:
     """The `python -m core.experiment` command of `plan`, without cutting a window: of the windows, the
-    command reads only their length, stride and split."""
+    command reads only their length, stride and windowing."""
     cut = SimpleNamespace(
         window=settings.window,
         stride=settings.window,
-        mode=settings.split,
+        windowing=settings.windowing,
         sample_rate=0.0,
         mean=0.0,
         std=1.0,
@@ -390,25 +402,28 @@ def files_to_save(config: Mapping[str, Any]) -> list[str]:
 
 
 def expected_wait(data: LoadedData, settings: LabSettings) -> str:
-    """The wait before a click, in words: runs x the windows they train on x the epoch cap, at the measured
-    training speed, side by side (early stopping usually ends runs sooner)."""
+    """The wait before a click, in words (core.lab.wait): runs x the windows they train on x the epoch cap, at
+    the measured training speed, side by side (early stopping usually ends runs sooner)."""
     estimate = estimated(data, settings)
     if estimate is None:
         return ""
     plan, seconds = estimate
     where = where_runs_execute()
-    runs, wait = plan.run_count(), max(1, round(seconds))
-    return f"{runs} training runs: about {wait} s on {where} (early stopping often ends sooner)."
+    return f"{plan.run_count()} training runs: {describe_wait(seconds)} on {where} (early stopping often ends sooner)."
 
 
 def estimated(data: LoadedData, settings: LabSettings) -> tuple[Plan, float] | None:
-    """The plan of the settings and its estimated seconds, or None when the settings cannot run."""
-    from core.lab.study.views import estimated_seconds
-
+    """The plan of the settings and its estimated seconds, or None when the settings or the data cannot run."""
     try:
         plan = settings.plan(data)
-    except ValueError:
+        windows = training_windows(data.uid, data.recordings, dict(plan.cutting))
+    except ValueError:  # DataError among them: the data cannot be cut for training
         return None
-    windows = sum(len(r.signal) // settings.window for r in data.recordings)
-    seconds = estimated_seconds(plan.run_count(), int(0.7 * windows), settings.epochs, settings.window, plan.workers)
-    return plan, seconds
+    rate = windows_per_second(settings.window)
+    return plan, expected_seconds(windows, plan.run_count(), settings.epochs, rate, plan.workers)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def training_windows(data_uid: str, _recordings: list[Recording], cutting: dict[str, Any]) -> int:
+    """The training windows of one run of a plan cut with `cutting`, cached per data set (keyed by its uid)."""
+    return plan_training_windows(_recordings, cutting)

@@ -1,26 +1,24 @@
-"""The Fault lab's Study part: the shipped studies' verdicts for every visitor, one study's figures, a study
-of the current data as a background job (refused on the page when too large), and opening a saved results or
-study JSON again."""
+"""The Fault lab's Study part: the shipped studies' verdicts for every visitor (core.lab.shipped), one study's
+figures, a study of the current data as a background job (refused on the page when too large, core.lab.wait),
+and opening a saved results or study JSON again."""
 
 from __future__ import annotations
 
-import shlex
-from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
 import streamlit as st
 
-from core.lab import jobs
 from core.lab.figures import fault_lab as lab_figures
 from core.lab.figures import study as figures
+from core.lab.names import DESIGNS
 from core.lab.reopen import open_saved, sentence_markdown
+from core.lab.shipped import read_shipped_studies
 from core.lab.study import comparisons_table
+from core.lab.study.command import study_command
 from core.lab.study.comparisons import PRIMARY
-from core.lab.study.folds import SPLITS
 from core.lab.study.runner import StudyPlan
 from core.lab.study.views import (
-    estimated_seconds,
     fold_scores,
     half_widths,
     paired_frame,
@@ -28,56 +26,47 @@ from core.lab.study.views import (
     pooled_confusion,
     primary_by_metric,
 )
-from core.safe_text import markdown_literal
+from core.lab.tables import confusion_frame
+from core.lab.vibration import Recording
+from core.lab.wait import describe_wait, expected_seconds, fold_training_windows, windows_per_second
+from core.safe_text import markdown_literal, markdown_text
 from ui.common import show_figure, show_table
-from ui.fault_lab import (
-    JOB_KEY,
-    MESSAGE_KEY,
-    RESULTS_KEY,
-    STUDY_KEY,
-    WEIGHTS_KEY,
+from ui.lab.data import LoadedData
+from ui.lab.experiment import (
     LabSettings,
     cluster_address,
+    cluster_backend,
+    page_refusal,
+    start_job,
     training_workers,
 )
-from ui.lab_data import LoadedData
-from ui.lab_inside import order_section, profile_section
-from ui.lab_results import confusion_frame, draw_or_close
+from ui.lab.inside import order_section, profile_section
+from ui.lab.keys import JOB_KEY, MESSAGE_KEY, RESULTS_KEY, STUDY_KEY, WEIGHTS_KEY
+from ui.lab.results import draw_or_close
 
-RESULTS_DIR = Path(__file__).resolve().parents[1] / "results"
-SHIPPED = {
-    "study_cwru_0hp_time-cv.json": "CWRU 0 HP, each recording cut in time into 5 folds",
-    "study_cwru_fault-size.json": "CWRU, tested on a fault size the models never saw",
-    "study_cwru_load-out.json.gz": "CWRU, tested at a motor load the models never saw",
-}
+OWN_STUDY = "the study run or opened here"  # the option that shows the session's own study
 
 
 @st.cache_resource(show_spinner=False)  # read once per server, shared and never copied: every visitor reads them
 def shipped_studies() -> MappingProxyType[str, dict[str, Any]]:
-    """The studies shipped with the app (results/), by title, read like any reopened file (core.lab.reopen); one
-    that is missing or refused is left out. Read-only: the mapping cannot be changed, and nothing on the page
-    writes into a study."""
-    studies = {}
-    for name, title in SHIPPED.items():
-        try:
-            studies[title] = open_saved((RESULTS_DIR / name).read_bytes())[1]
-        except (OSError, ValueError):
-            continue
-    return MappingProxyType(studies)
+    """The studies shipped with the app (core.lab.shipped), by title; read-only: the mapping cannot be changed,
+    and nothing on the page writes into a study."""
+    return MappingProxyType(read_shipped_studies())
 
 
 def study_section(data: LoadedData, settings: LabSettings) -> None:
+    """The shipped studies' verdicts, one study's comparisons and figures, a study of the current data, Open."""
     shipped = shipped_studies()
     st.markdown(
-        "One split and three seeds cannot answer the question: a **study** cuts every recording into folds in time, "
-        "trains every model on every (fold, seed), and judges B − A against a 2-point equivalence margin "
+        "One experiment and three seeds cannot answer the question: a **study** cuts every recording into folds "
+        "in time, trains every model on every (fold, seed), and judges B − A against a 2-point equivalence margin "
         "(`results/study_protocol.md`). The studies shipped with the app:"
     )
     for title, study in shipped.items():
         st.markdown(f"**{title}**")
         st.info(sentence_markdown(study["comparisons"][0]["sentence"]))
     own = st.session_state.get(STUDY_KEY)
-    options = list(shipped) + (["the study run or opened here"] if own is not None else [])
+    options = list(shipped) + ([OWN_STUDY] if own is not None else [])
     if options:
         pick = st.selectbox("Show the comparisons and figures of", options, key="study_pick")
         if pick in shipped:
@@ -93,7 +82,7 @@ def show_study(study: dict[str, Any]) -> None:
     a file a visitor opened)."""
     config, comparisons = study["config"], study["comparisons"]
     st.caption(
-        f"{markdown_literal(config['split'])} · {config['folds']} folds × {len(config['seeds'])} seeds · "
+        f"{markdown_literal(config['design'])} · {config['folds']} folds × {len(config['seeds'])} seeds · "
         f"models {', '.join(markdown_literal(m) for m in config['models'])} · margin ±{config['margin']:g} "
         f"points · commit {markdown_literal(config['git_commit'][:10])}"
     )
@@ -110,7 +99,7 @@ def show_study(study: dict[str, Any]) -> None:
     if set(PRIMARY) <= {run["model"] for run in study["runs"]}:
         st.markdown("**B vs A on every metric** (log loss in 0.01 nats, lower is better)")
         show_table(primary_by_metric(study), "study_metrics")
-    if config["split"] == "fault-size":
+    if config["design"] == "fault-size":
         st.markdown("**Per class**, pooled over folds and seeds (the classes are unbalanced here)")
         show_table(per_class(study), "study_per_class")
     if comparisons:
@@ -135,37 +124,22 @@ def show_study(study: dict[str, Any]) -> None:
 
 
 def run_controls(data: LoadedData, settings: LabSettings) -> None:
-    from ui.fault_lab import cluster_backend, page_refusal, session_owner
-
+    """The design, folds and seeds of a study of the current data, its wait, and Run (or its command when the
+    page may not start it)."""
     st.subheader("Run a study on the current data")
     left, middle, right = st.columns(3)
-    split = left.radio("Split", list(SPLITS), horizontal=True, key="study_split")
+    design = left.radio("Design", list(DESIGNS), horizontal=True, key="study_design")
     folds = middle.slider("Folds (time-cv)", 3, 10, 5, key="study_folds")
     seeds = right.slider("Seeds", 1, 6, 3, key="study_seeds")
     try:
-        plan = StudyPlan(
-            data.recordings,
-            split=split,
-            models=settings.models,
-            seeds=range(seeds),
-            config=settings.train_config(),
-            folds=folds,
-            window=settings.window,
-            workers=training_workers(),
-            data_settings=data.settings(),
-            command=study_command(data, settings, split, folds, seeds),
-            **cluster_backend(),
-        )
-    except ValueError as error:
-        st.error(str(error))
+        plan = study_plan(data, settings, design, folds, seeds)
+        seconds = study_seconds(data, settings, plan)
+    except ValueError as error:  # a setting the plan refuses, or data these folds cannot cut (DataError)
+        st.error(markdown_text(error, 2_000))
         return
-    windows = sum(len(r.signal) // settings.window for r in data.recordings)
-    seconds = estimated_seconds(plan.run_count(), int(0.6 * windows), settings.epochs, settings.window, plan.workers)
     where = "this server" if cluster_address() is None else "the cluster"
-    st.caption(
-        f"{plan.run_count()} training runs, about {seconds / 60:.0f} min on {where} "
-        "(early stopping often ends runs sooner)."
-    )
+    wait = describe_wait(seconds)
+    st.caption(f"{plan.run_count()} training runs: {wait} on {where} (early stopping often ends runs sooner).")
     refusal = page_refusal(plan.run_count(), seconds)
     if refusal:
         st.warning(refusal)
@@ -174,7 +148,7 @@ def run_controls(data: LoadedData, settings: LabSettings) -> None:
     busy = st.session_state.get(JOB_KEY) is not None
     if st.button("Run a study", key="run_study", disabled=busy):
         try:
-            st.session_state[JOB_KEY] = jobs.start(plan, owner=session_owner())
+            st.session_state[JOB_KEY] = start_job(plan)
         except ValueError as error:  # core.limits.BudgetExceeded: the queue is full, or this session has a job
             st.error(str(error))
         else:
@@ -183,17 +157,42 @@ def run_controls(data: LoadedData, settings: LabSettings) -> None:
     st.code(plan.command, language="bash")
 
 
-def study_command(data: LoadedData, settings: LabSettings, split: str, folds: int, seeds: int) -> str:
+def study_plan(data: LoadedData, settings: LabSettings, design: str, folds: int, seeds: int) -> StudyPlan:
+    """The study of the current data with the experiment's model and training settings; ValueError in words."""
     config = settings.train_config()
-    words = ["python", "-m", "core.study", *data.spec.argv(), "--split", split, "--folds", str(folds)]
-    words += ["--seeds", ",".join(str(s) for s in range(seeds)), "--models", ",".join(settings.models)]
-    words += ["--window", str(settings.window), "--tokens", settings.tokens, "--patch", str(settings.patch)]
-    words += [] if settings.d_model is None else ["--d-model", str(settings.d_model)]
-    words += ["--heads", str(settings.n_heads), "--layers", str(settings.n_layers), "--epochs", str(config.epochs)]
-    return shlex.join([*words, "--lr", f"{config.learning_rate:g}", "--out", "study.json"])
+    command = study_command(data.spec, design, folds, range(seeds), settings.models, settings.window, config)
+    return StudyPlan(
+        recordings=data.recordings,
+        design=design,
+        models=settings.models,
+        seeds=range(seeds),
+        config=config,
+        folds=folds,
+        window=settings.window,
+        workers=training_workers(),
+        data_settings=data.settings(),
+        command=command,
+        **cluster_backend(),
+    )
+
+
+def study_seconds(data: LoadedData, settings: LabSettings, plan: StudyPlan) -> float:
+    """The study's expected seconds from its folds' real training windows (core.lab.wait); DataError when the
+    data cannot be cut into these folds."""
+    per_fold = fold_windows(data.uid, data.recordings, plan.design, plan.window, plan.folds)
+    mean_windows = sum(per_fold) / len(per_fold)
+    rate = windows_per_second(plan.window)
+    return expected_seconds(mean_windows, plan.run_count(), settings.epochs, rate, plan.workers)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def fold_windows(data_uid: str, _recordings: list[Recording], design: str, window: int, folds: int) -> list[int]:
+    """The training windows of each fold, cached per data set (keyed by its uid) and design."""
+    return fold_training_windows(_recordings, design, window, folds)
 
 
 def open_saved_file() -> None:
+    """The Open control: a saved results or study file back on the page, or one line saying why not."""
     st.subheader("Open a saved results or study file")
     upload = st.file_uploader(
         "A results or study JSON this lab wrote (.json, or .json.gz)", type=["json", "gz"], key="open_json"
@@ -201,10 +200,9 @@ def open_saved_file() -> None:
     if st.button("Open", key="open_file", disabled=upload is None):
         try:
             kind = open_json(upload.getvalue())
-        except (
-            Exception
-        ) as error:  # core.lab.reopen refuses with a ValueError; anything else is a bug, told in one line
-            line = f"{upload.name} cannot be opened: {error if isinstance(error, ValueError) else type(error).__name__}"
+        except Exception as error:  # core.lab.reopen refuses with a ValueError; anything else is a bug: one line
+            why = error if isinstance(error, ValueError) else type(error).__name__
+            line = f"{upload.name} cannot be opened: {why}"
             st.session_state[MESSAGE_KEY] = ("error", sentence_markdown(line))
         else:
             st.session_state[MESSAGE_KEY] = ("success", sentence_markdown(f"Opened {upload.name}: {kind}"))

@@ -1,10 +1,10 @@
 """The Fault lab's data: where it comes from (a DataSpec), its cached loaders, and the page's data section.
 
-The current data lives in st.session_state under a key no widget owns (a widget's key is dropped when its
-page is left), so it survives switching pages. Data replaces the current data only when it loaded without
-error and can be trained on: a bad upload, one past a budget of core.limits, or one refused by the signal
-health check (a flat channel) shows its message and loses nothing the user already had. Uploaded bytes are
-read once per Load and kept nowhere: the session holds the recordings, no cache holds the files.
+The current data lives in st.session_state under a key no widget owns (ui.lab.keys.DATA_KEY: a widget's key is
+dropped when its page is left), so it survives switching pages. Data replaces the current data only when it
+loaded without error and can be trained on: a bad upload, one past a budget of core.limits, or one refused by the
+signal health check (a flat channel) shows its message and loses nothing the user already had. Uploaded bytes
+are read once per Load and kept nowhere: the session holds the recordings, no cache holds the files.
 """
 
 from __future__ import annotations
@@ -27,11 +27,10 @@ from core.lab.vibration.health import check_signal
 from core.lab.vibration.seu import DEFAULT_SAMPLE_RATE as SEU_DEFAULT_RATE
 from core.limits import BudgetExceeded
 from core.safe_text import markdown_text
-from ui.lab_files import check_uploads, digest, own_files_controls, upload_refusal
+from ui.lab.files import check_uploads, digest, own_files_controls, upload_refusal
+from ui.lab.keys import DATA_KEY, MESSAGE_KEY
 
-DATA_KEY = "_fault_lab_data"
 MESSAGE_CHARS = 2_000  # a message about files names several of them; longer ones are cut where shown
-MESSAGE_KEY = "_fault_lab_message"
 DOWNLOAD_DIR = DOWNLOAD_CACHE / "cwru"  # downloads go here and nowhere else
 SOURCES = {
     "synthetic": "built-in, ready at once",
@@ -76,6 +75,7 @@ class LoadedData:
 
 
 def current_data() -> LoadedData | None:
+    """The data the lab works on now, or None before the first load of the session."""
     return st.session_state.get(DATA_KEY)
 
 
@@ -97,6 +97,7 @@ def replace_data(loader: Callable[[], LoadedData]) -> bool:
 
 
 def show_message() -> None:
+    """The last load's outcome (an error or a success), kept across reruns until the next load."""
     message = st.session_state.get(MESSAGE_KEY)
     if message:
         kind, text = message
@@ -142,7 +143,14 @@ def load(spec: DataSpec, uploads: Sequence[Any] = ()) -> LoadedData:
     ]
     findings = [f for r in recordings if spec.dataset == "csv" for f in check_signal(r.signal, _where(r))]
     refusal = next((f.message for f in findings if f.refuses_training), None)
-    return LoadedData(list(recordings), spec, notes, missing, [f.message for f in findings], refusal)
+    return LoadedData(
+        recordings=list(recordings),
+        spec=spec,
+        notes=notes,
+        missing_files=missing,
+        warnings=[f.message for f in findings],
+        refusal=refusal,
+    )
 
 
 def _where(recording: Recording) -> str:
@@ -150,14 +158,16 @@ def _where(recording: Recording) -> str:
 
 
 def synthetic(seed: int, loads: Sequence[int]) -> LoadedData:
-    return load(DataSpec("synthetic", data_seed=int(seed), loads=tuple(sorted(loads)) or (0,)))
+    """The built-in synthetic set of this seed at these motor loads (0 HP when none)."""
+    return load(DataSpec(dataset="synthetic", data_seed=int(seed), loads=tuple(sorted(loads)) or (0,)))
 
 
 def uploads_spec(dataset: str, files: Sequence[Any], **settings: Any) -> DataSpec:
+    """The DataSpec of uploaded files (by name and SHA-256); DataError when none is chosen."""
     if not files:
         what = "CWRU .mat files (named by their number, e.g. 105.mat)" if dataset == "cwru" else "CSV files"
         raise DataError(f"Choose one or more {what} first.")
-    return DataSpec(dataset, files=tuple(FileRef(f.name, digest(f)) for f in files), **settings)
+    return DataSpec(dataset=dataset, files=tuple(FileRef(name=f.name, sha256=digest(f)) for f in files), **settings)
 
 
 def cwru_download(folder: str, loads: tuple[int, ...], channel: str, bar: Any) -> LoadedData:
@@ -166,7 +176,7 @@ def cwru_download(folder: str, loads: tuple[int, ...], channel: str, bar: Any) -
     vibration.download_cwru(
         Path(folder).expanduser(), files=files, progress=lambda done, text: bar.progress(done, text=text)
     )
-    return load(DataSpec("cwru", loads=loads, channel=channel, folder=folder))
+    return load(DataSpec(dataset="cwru", loads=loads, channel=channel, folder=folder))
 
 
 # --- the page's data section ----------------------------------------------------------------------------
@@ -234,7 +244,9 @@ def _cwru_controls() -> None:
     if how == "a local folder":
         folder = st.text_input("Folder with 97.mat, 105.mat, …", str(data_roots()[0] / "cwru"), key="cwru_dir")
         if st.button("Load CWRU", key="load_cwru"):
-            replace_data(lambda: load(DataSpec("cwru", loads=loads, channel=channel, folder=str(confine(folder)))))
+            replace_data(
+                lambda: load(DataSpec(dataset="cwru", loads=loads, channel=channel, folder=str(confine(folder))))
+            )
     elif how == "the official site (download)":
         st.caption(f"The files go to this server's download cache, {DOWNLOAD_DIR}, checked against their MD5.")
         if st.button("Download and load", key="download_cwru"):
@@ -273,15 +285,22 @@ def _seu_controls() -> None:
 
 
 def seu_spec(folder: str, condition: str, channel: int, rate: float) -> DataSpec:
+    """The DataSpec of an SEU folder on this server, confined to the data roots; DataError when none is typed."""
     if not folder.strip():
         raise DataError("Type the folder that holds the SEU files (health_20_0.csv, ball_20_0.csv, …) first.")
     return DataSpec(
-        "seu", folder=str(confine(folder)), seu_condition=condition, channel=channel, sample_rate_override=rate
+        dataset="seu",
+        folder=str(confine(folder)),
+        seu_condition=condition,
+        channel=channel,
+        sample_rate_override=rate,
     )
 
 
 @st.cache_data(max_entries=4, show_spinner=False)
-def window_counts(data_uid: str, _recordings: list[Recording], window: int, mode: str) -> dict[str, dict[str, int]]:
-    """Windows per class and split for the explorer, cached per data set (keyed by its uid: hashing
-    the recordings themselves would cost more than cutting them)."""
-    return vibration.make_windows(_recordings, window=window, mode=mode).counts
+def window_counts(
+    data_uid: str, _recordings: list[Recording], window: int, windowing: str
+) -> dict[str, dict[str, int]]:
+    """Windows per class and role (train, val, test) for the explorer, cached per data set (keyed by its uid:
+    hashing the recordings themselves would cost more than cutting them)."""
+    return vibration.make_windows(_recordings, window=window, windowing=windowing).counts

@@ -9,7 +9,6 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -19,31 +18,13 @@ from core.lab.data_spec import FILES_SPEC, DataSpec
 from core.lab.experiment.cli import command_line
 from core.lab.figures import fault_lab as figures
 from core.lab.reopen import sentence_markdown
+from core.lab.tables import confusion_frame, mean_per_class_f1, summed_confusion
 from core.safe_text import markdown_literal
 from ui.common import show_figure, show_table
-from ui.fault_lab import MESSAGE_KEY, RESULTS_KEY, WEIGHTS_KEY, files_to_save
-from ui.lab_data import LoadedData
-from ui.lab_inside import attention_section, order_section
-
-
-def per_model(results: Mapping[str, Any]) -> tuple[dict[str, np.ndarray], dict[str, list[float]]]:
-    """Confusion matrices summed over seeds and per-class F1 averaged over seeds, per model."""
-    matrices: dict[str, Any] = {}
-    f1: dict[str, list] = {}
-    for run in results["runs"]:
-        matrices[run["model"]] = matrices.get(run["model"], 0) + np.asarray(run["confusion_matrix"])
-        f1.setdefault(run["model"], []).append(run["per_class_f1"])
-    return matrices, {model: list(np.mean(scores, axis=0)) for model, scores in f1.items()}
-
-
-def confusion_frame(matrices: Mapping[str, np.ndarray], class_names: Sequence[str]) -> pd.DataFrame:
-    rows = [
-        {"model": model, "true": true, "predicted": predicted, "windows": int(matrix[i][j])}
-        for model, matrix in matrices.items()
-        for i, true in enumerate(class_names)
-        for j, predicted in enumerate(class_names)
-    ]
-    return pd.DataFrame(rows)
+from ui.lab.data import LoadedData
+from ui.lab.experiment import files_to_save
+from ui.lab.inside import attention_section, order_section
+from ui.lab.keys import MESSAGE_KEY, RESULTS_KEY, WEIGHTS_KEY
 
 
 def _noise_figure(block: Mapping[str, Any]) -> None:
@@ -86,21 +67,35 @@ def draw_or_close(draw: Callable[[], None], keys: Sequence[str], what: str) -> N
 
 
 def results_section(results: Mapping[str, Any], data: LoadedData) -> None:
+    """Everything the page shows of a results JSON (trained here or opened), closed when it cannot be drawn."""
     # results that cannot be drawn are closed with their weights, so the rest of the page stays usable
     draw_or_close(lambda: _draw_results(results, data), (RESULTS_KEY, WEIGHTS_KEY), "The results")
 
 
 def _draw_results(results: Mapping[str, Any], data: LoadedData) -> None:
+    _summary(results)
+    _figures(results)
+    order_section(results["order_summary"])
+    attention_section(results, data)
+    for evaluation in evaluations.registered():
+        if evaluation.key in results:
+            _evaluation_block(evaluation, results[evaluation.key])
+    _reproduce(results["config"])
+    _downloads(results)
+
+
+def _summary(results: Mapping[str, Any]) -> None:
+    """What the results are of, the results table, the verdict and the rule it was reached by."""
     config = results["config"]
     cut = config["data"]
     names = results["class_names"]
     st.caption(
-        f"{markdown_literal(cut['dataset'])} data · {markdown_literal(cut['split_mode'])} split · window "
+        f"{markdown_literal(cut['dataset'])} data · {markdown_literal(cut['windowing'])} windowing · window "
         f"{cut['window']} · seeds {', '.join(str(seed) for seed in config['seeds'])} · "
         f"{markdown_literal(results['runs'][0]['device'])} · classes {', '.join(markdown_literal(n) for n in names)}"
     )
-    if cut["split_mode"] == "random":
-        st.warning("These numbers come from the leaky random split.")
+    if cut["windowing"] == "random":
+        st.warning("These numbers come from the leaky random windowing.")
     show_table(report.results_table(results), "results_table")
     st.info(sentence_markdown(results["verdict"]))
     margin = next(iter(results["paired"].values()), {}).get("margin", 0.02)
@@ -110,27 +105,35 @@ def _draw_results(results: Mapping[str, Any], data: LoadedData) -> None:
         f"test windows are fixed, so this interval counts training noise only; a study (python -m core.study) "
         f"cross-validates in time and counts both."
     )
+
+
+def _figures(results: Mapping[str, Any]) -> None:
+    """The metrics per model, the confusion matrices summed over seeds and the per-class F1 (core.lab.tables)."""
+    names = results["class_names"]
     show_figure(figures.metric_bars(results["summary"], list(METRICS)), report.summary_table(results), "metrics")
-    matrices, per_class = per_model(results)
+    matrices, per_class = summed_confusion(results), mean_per_class_f1(results)
     show_figure(figures.confusion_matrices(matrices, names), confusion_frame(matrices, names), "confusion_matrices")
     show_figure(
         figures.per_class_f1(per_class, names),
         pd.DataFrame(per_class, index=names).rename_axis("class").reset_index(),
         "per_class_f1",
     )
-    order_section(results["order_summary"])
-    attention_section(results, data)
-    for evaluation in evaluations.registered():
-        if evaluation.key not in results:
-            continue
-        st.subheader(evaluation.title)
-        for n, (heading, table) in enumerate(evaluation.tables(results[evaluation.key])):
-            st.markdown(f"**{sentence_markdown(heading)}**")
-            show_table(table, f"{evaluation.key}_{n}", hide_index=False)
-        if evaluation.key in EVALUATION_FIGURES:
-            EVALUATION_FIGURES[evaluation.key](results[evaluation.key])
-        if evaluation.caption:
-            st.caption(evaluation.caption)
+
+
+def _evaluation_block(evaluation: Any, block: Mapping[str, Any]) -> None:
+    """One evaluation's tables (and figure, when it has one) from its block of the results."""
+    st.subheader(evaluation.title)
+    for n, (heading, table) in enumerate(evaluation.tables(block)):
+        st.markdown(f"**{sentence_markdown(heading)}**")
+        show_table(table, f"{evaluation.key}_{n}", hide_index=False)
+    if evaluation.key in EVALUATION_FIGURES:
+        EVALUATION_FIGURES[evaluation.key](block)
+    if evaluation.caption:
+        st.caption(evaluation.caption)
+
+
+def _reproduce(config: Mapping[str, Any]) -> None:
+    """The command that reproduces the results, the names to save uploaded files under, their choices' JSON."""
     st.markdown("**Reproduce these numbers headless** (same code path, same JSON):")
     st.code(command_line(config), language="bash")
     files = files_to_save(config)
@@ -148,6 +151,10 @@ def _draw_results(results: Mapping[str, Any], data: LoadedData) -> None:
             on_click="ignore",
             icon=":material/download:",
         )
+
+
+def _downloads(results: Mapping[str, Any]) -> None:
+    """The results JSON, the runs as CSV and (trained here) the weights."""
     left, middle, right = st.columns(3)
     # written when clicked, not on every rerun: a reopened file near the size limit takes seconds and several
     # hundred MB to serialise again

@@ -1,0 +1,106 @@
+"""The Fault lab's words, one per concept, and the old words still accepted for each (the README's glossary).
+
+Every renamed concept keeps its old spellings working: an old URL key is read as its new key
+(`new_url_key`), an old CLI flag is an argparse alias of the new one (`EXPERIMENT_FLAG_ALIASES`,
+`STUDY_FLAG_ALIASES`), an old keyword of a plan is renamed on the way in (`CUTTING_KEY_RENAMES`,
+`SETTING_RENAMES`), and a JSON file of the previous schema version is migrated key by key
+(`RESULTS_KEY_RENAMES`, `STUDY_KEY_RENAMES`, applied by `rename_keys`). The page, both CLIs and both JSON
+contracts read these tables, so an alias is added in one place. This module imports nothing of the lab:
+every layer may read it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+# --- the words ---------------------------------------------------------------------------------------------
+
+WINDOWINGS = ("time", "random")  # windowing: how the windows of a recording go to train / val / test
+DESIGNS = ("time-cv", "load-out", "fault-size")  # design: how a study cuts its folds
+
+# --- old URL keys (the page's widget keys) -> new ----------------------------------------------------------
+
+URL_ALIASES: dict[str, str] = {
+    "split": "windowing",
+    "trl": "train_loads",
+    "tel": "test_loads",
+    "dms": "d_model_sweep",
+    "pes": "pe_scale_sweep",
+    "cmp": "compare_windowings",
+}
+
+
+def new_url_key(key: str) -> str:
+    """The current URL key for `key`: its new name when `key` is an old one, else `key` itself."""
+    return URL_ALIASES.get(key, key)
+
+
+# --- CLI flags: new flag -> the old flags that still parse to the same value ------------------------------
+
+EXPERIMENT_FLAG_ALIASES: dict[str, tuple[str, ...]] = {"--windowing": ("--split",)}
+STUDY_FLAG_ALIASES: dict[str, tuple[str, ...]] = {"--design": ("--split",)}
+# A list after `--d-model` or `--pe-scale` keeps meaning the sweep, as before these flags existed; one value
+# sets the one width or scale.
+SWEEP_FLAGS: dict[str, str] = {"--d-model": "--d-model-sweep", "--pe-scale": "--pe-scale-sweep"}
+
+
+def flag_names(flag: str, aliases: Mapping[str, tuple[str, ...]]) -> tuple[str, ...]:
+    """`flag` followed by its old spellings, as argparse's add_argument takes them."""
+    return (flag, *aliases.get(flag, ()))
+
+
+# --- keywords of a plan: old -> new ------------------------------------------------------------------------
+
+CUTTING_KEY_RENAMES: dict[str, str] = {"split": "shares", "mode": "windowing"}  # Plan.cutting (was windowing)
+SETTING_RENAMES: dict[str, str] = {"compare_splits": "compare_windowings"}  # Plan.evaluations, config.evaluations
+MODEL_KEY_RENAMES: dict[str, str] = {"n_heads": "heads", "n_layers": "layers"}  # ModelConfig fields
+
+
+def renamed(values: Mapping[str, Any], renames: Mapping[str, str]) -> dict[str, Any]:
+    """`values` with each old key in `renames` under its new name, in its place; ValueError when both the old
+    and the new name are given."""
+    both = sorted(old for old, new in renames.items() if old in values and new in values)
+    if both:
+        raise ValueError(f"give {[renames[old] for old in both]} or their old names {both}, not both")
+    return {renames.get(key, key): value for key, value in values.items()}
+
+
+# --- JSON keys: path of the old key -> its new name, applied in this order --------------------------------
+
+RESULTS_KEY_RENAMES: dict[tuple[str, ...], str] = {
+    ("config", "data", "split_mode"): "windowing",
+    ("config", "train", "model", "n_heads"): "heads",
+    ("config", "train", "model", "n_layers"): "layers",
+    ("config", "evaluations", "compare_splits"): "compare_windowings",
+    ("split_comparison",): "windowing_comparison",
+    ("windowing_comparison", "modes"): "windowings",
+}
+STUDY_KEY_RENAMES: dict[tuple[str, ...], str] = {
+    ("config", "split"): "design",
+    ("config", "train", "model", "n_heads"): "heads",
+    ("config", "train", "model", "n_layers"): "layers",
+}
+
+
+def rename_keys(document: Mapping[str, Any], renames: Mapping[tuple[str, ...], str]) -> dict[str, Any]:
+    """A copy of `document` with the key at each old path renamed in place (its position kept); a path that
+    is absent is passed over."""
+    copy = _copy(document)
+    for path, new in renames.items():
+        parent: Any = copy
+        for key in path[:-1]:
+            parent = parent.get(key) if isinstance(parent, dict) else None
+        if isinstance(parent, dict) and path[-1] in parent:
+            items = [(new if key == path[-1] else key, value) for key, value in parent.items()]
+            parent.clear()
+            parent.update(items)
+    return copy
+
+
+def _copy(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {key: _copy(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_copy(item) for item in value]
+    return value

@@ -1,0 +1,43 @@
+"""The studies shipped with the app in results/: which files they are, the title each is shown under, and
+reading them as any reopened file is read (core.lab.reopen), so a shipped file gets no trust a visitor's lacks.
+
+The page caches what `read_shipped_studies` returns for the life of the server; the tests read the same list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from core.lab.reopen import open_saved
+
+# file name in results/ -> the title the page shows the study under, in the order the page lists them
+SHIPPED_STUDIES: Mapping[str, str] = MappingProxyType(
+    {
+        "study_cwru_0hp_time-cv.json": "CWRU 0 HP, each recording cut in time into 5 folds",
+        "study_cwru_fault-size.json": "CWRU, tested on a fault size the models never saw",
+        "study_cwru_load-out.json.gz": "CWRU, tested at a motor load the models never saw",
+    }
+)
+
+
+def results_dir() -> Path:
+    """The repository's results/ folder, where the shipped studies and their protocol live."""
+    return Path(__file__).resolve().parents[2] / "results"
+
+
+def read_shipped_studies(folder: Path | None = None) -> dict[str, dict[str, Any]]:
+    """The shipped studies by title, in SHIPPED_STUDIES' order, each read and checked by core.lab.reopen; a file
+    that is missing or refused is left out (the page then shows the others, and a test names the gap)."""
+    folder = results_dir() if folder is None else folder
+    studies = {}
+    for name, title in SHIPPED_STUDIES.items():
+        try:
+            kind, content = open_saved((folder / name).read_bytes())
+        except (OSError, ValueError):
+            continue
+        if kind == "study":
+            studies[title] = content
+    return studies

@@ -1,0 +1,70 @@
+"""How long an experiment or a study will take before it starts, and whether one press of the page may start it.
+
+One rule for both: runs x the training windows of one run x the epoch cap, at the measured training speed,
+`workers` runs side by side. The training windows are counted on the real cut (the plan's windows, the
+study's folds), not guessed from a share of the recordings, so a window, a stride or a design that leaves
+samples unused is counted as it will train. Early stopping usually ends runs sooner: the estimate is an
+upper bound of the training, not a promise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from core.lab.study.folds import make_folds
+from core.lab.vibration.types import Recording
+from core.lab.vibration.windows import make_windows
+from core.limits import MAX_PAGE_RUNS, MAX_PAGE_SECONDS
+
+# training windows per second of one run on one CPU thread, validation passes included, for 1024-sample
+# windows (the shipped CWRU 0 HP time-cv study, two runs side by side: median 4,960 for A, 4,740 for B);
+# shorter windows go proportionally faster
+WINDOWS_PER_SECOND_1024 = 4_800
+
+
+def windows_per_second(window: int) -> float:
+    """Training windows one run gets through per second at this window length (shorter is proportionally faster)."""
+    return WINDOWS_PER_SECOND_1024 * 1024 / window
+
+
+def expected_seconds(
+    n_training_windows: float, runs: int, epochs: int, windows_per_second: float, workers: int = 1
+) -> float:
+    """Seconds for `runs` runs of `n_training_windows` windows each, every run at most `epochs` epochs,
+    `workers` of them side by side."""
+    return runs * n_training_windows * epochs / windows_per_second / max(1, workers)
+
+
+def plan_training_windows(recordings: Sequence[Recording], cutting: Mapping[str, Any]) -> int:
+    """The training windows of one run of a plan: the recordings cut as the plan cuts them (`cutting`: the
+    plan's make_windows keyword arguments, Plan.windowing)."""
+    return len(make_windows(list(recordings), **cutting).x_train)
+
+
+def fold_training_windows(
+    recordings: Sequence[Recording], design: str, window: int, folds: int = 5, stride: int | None = None
+) -> list[int]:
+    """The training windows of each fold of a study (its design, window, fold count and stride), cut as the
+    study will cut them."""
+    return [len(fold.windows.x_train) for fold in make_folds(design, recordings, window, folds, stride)]
+
+
+def describe_wait(seconds: float) -> str:
+    """A wait in words: "about 40 s" under a minute, "about 3 min" from a minute on."""
+    whole = max(1, round(seconds))
+    if whole < 60:
+        return f"about {whole} s"
+    return f"about {round(seconds / 60)} min"
+
+
+def page_refusal(runs: int, seconds: float) -> str | None:
+    """Why one press of a shared page may not start `runs` runs of about `seconds` in all, in one line; None
+    when they fit its budget (core.limits). A page with a cluster to send runs to does not ask."""
+    if runs <= MAX_PAGE_RUNS and seconds <= MAX_PAGE_SECONDS:
+        return None
+    return (
+        f"Too large for a shared page ({runs} training runs, {describe_wait(seconds)}; one press starts at most "
+        f"{MAX_PAGE_RUNS} runs or {MAX_PAGE_SECONDS // 60:g} minutes), and this server has no cluster to send it "
+        "to. Run it where you have the cores:"
+    )
