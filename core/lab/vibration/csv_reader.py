@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from core.lab.vibration.names import channel_key, class_from_name, columns_are
+from core.lab.vibration.rates import checked_sample_rate
 from core.lab.vibration.types import DataError, Recording
 from core.limits import MAX_SAMPLE_MAGNITUDE, MAX_SAMPLE_RATE_HZ, MAX_UPLOAD_FILE_BYTES, MIN_SAMPLE_RATE_HZ
 
@@ -178,19 +179,7 @@ def _file_meta(file: str | None, roles: _Roles, dialect: _Dialect, rate_source: 
 
 
 def _check_sample_rate(sample_rate: Any) -> float | None:
-    if sample_rate is None:
-        return None
-    try:
-        if isinstance(sample_rate, bool):
-            raise TypeError
-        rate = float(sample_rate)
-    except (TypeError, ValueError):
-        raise DataError(f"sample_rate must be a number of samples per second, got {sample_rate!r}.") from None
-    if not np.isfinite(rate) or not MIN_SAMPLE_RATE <= rate <= MAX_SAMPLE_RATE:
-        raise DataError(
-            f"sample_rate must be between {MIN_SAMPLE_RATE:g} and {MAX_SAMPLE_RATE:g} Hz, got {sample_rate!r}."
-        )
-    return rate
+    return None if sample_rate is None else checked_sample_rate(sample_rate)
 
 
 def _too_big(size_text: str) -> DataError:

@@ -2,16 +2,35 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from fractions import Fraction
+from typing import Any
 
 import scipy.signal
 
 from core.lab.vibration.types import DataError, Recording
+from core.limits import MAX_SAMPLE_RATE_HZ, MIN_SAMPLE_RATE_HZ
 
 # resample_poly filters at up/down times the rate: a larger denominator costs memory and time, and real
 # rates (12, 25.6, 48, 51.2 kHz ...) relate by small ratios
 MAX_RESAMPLING_DENOMINATOR = 10_000
+
+
+def checked_sample_rate(sample_rate: Any) -> float:
+    """`sample_rate` as a float in the plausible range (core.limits: 1 Hz to 10 MHz); DataError otherwise, for
+    every reader that is given a rate (CSV, SEU) alike."""
+    try:
+        if isinstance(sample_rate, bool):
+            raise TypeError
+        rate = float(sample_rate)
+    except (TypeError, ValueError):
+        raise DataError(f"sample_rate must be a number of samples per second, got {sample_rate!r}.") from None
+    if not math.isfinite(rate) or not MIN_SAMPLE_RATE_HZ <= rate <= MAX_SAMPLE_RATE_HZ:
+        raise DataError(
+            f"sample_rate must be between {MIN_SAMPLE_RATE_HZ:g} and {MAX_SAMPLE_RATE_HZ:g} Hz, got {sample_rate!r}."
+        )
+    return rate
 
 
 def to_lowest_rate(recordings: list[Recording]) -> tuple[list[Recording], list[str]]:

@@ -21,8 +21,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from core.lab.vibration.rates import checked_sample_rate
 from core.lab.vibration.types import DataError, Recording
-from core.limits import MAX_SAMPLE_RATE_HZ, MIN_SAMPLE_RATE_HZ
 
 SEU_CLASS_NAMES: tuple[str, ...] = ("health", "ball", "inner", "outer", "comb")  # comb: inner + outer race
 CONDITIONS: dict[str, tuple[int, int]] = {"20_0": (20, 0), "30_2": (30, 2)}  # shaft speed in Hz, load in V
@@ -58,7 +58,7 @@ def load_seu(
         raise DataError(f"SEU condition must be one of {', '.join(CONDITIONS)} (speed Hz _ load V), got {condition!r}.")
     if isinstance(channel, bool) or channel not in CHANNELS:
         raise DataError(f"SEU channel must be 1-8 ({_channel_list()}), got {channel!r}.")
-    sample_rate = _check_sample_rate(sample_rate)
+    sample_rate = checked_sample_rate(sample_rate)
     folder = _bearing_folder(Path(data_dir), condition)
 
     paths = [folder / f"{label}_{condition}.csv" for label in SEU_CLASS_NAMES]
@@ -75,18 +75,6 @@ def load_seu(
 
 def _channel_list() -> str:
     return ", ".join(f"{number} {name}" for number, name in CHANNELS.items())
-
-
-def _check_sample_rate(sample_rate: float) -> float:
-    try:
-        rate = float(sample_rate)
-    except (TypeError, ValueError):
-        raise DataError(f"sample_rate must be a number of samples per second, got {sample_rate!r}.") from None
-    if not np.isfinite(rate) or not MIN_SAMPLE_RATE_HZ <= rate <= MAX_SAMPLE_RATE_HZ:
-        raise DataError(
-            f"sample_rate must be between {MIN_SAMPLE_RATE_HZ:g} and {MAX_SAMPLE_RATE_HZ:g} Hz, got {sample_rate!r}."
-        )
-    return rate
 
 
 def _bearing_folder(data_dir: Path, condition: str) -> Path:
