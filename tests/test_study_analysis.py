@@ -8,7 +8,19 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from core.lab.stats.intervals import holm, paired_interval, sentence, verdict
+from core.lab.stats.intervals import (
+    MODEL_ROLES,
+    Interval,
+    bonferroni_confidence,
+    holm,
+    paired_interval,
+    sentence,
+    verdict,
+    verdict_words,
+)
+from core.lab.stats.intervals import (
+    Components as IntervalParts,
+)
 from core.lab.stats.simulation import Components, simulate_differences
 
 CWRU_SIZED = Components()  # accuracy near 98 %, a run moving about 2 points with its seed
@@ -75,6 +87,58 @@ def test_sentences_name_the_design_and_the_population():
     )
     one_split = paired_interval(np.array([[1.0, 2.0, 3.0]]))
     assert "only training noise is counted" in sentence("A", "B", "accuracy", one_split, 2.0, "inconclusive", "x")
+
+
+def hand_made(diff: float, se: float) -> Interval:
+    """An interval on 10,000 df (a normal reference): 95 % CI diff ± 1.960 se, 90 % CI diff ± 1.645 se."""
+    return Interval(diff, se, 10_000, 5, 3, IntervalParts(0.0, 0.0), method="corrected resampled t, 3 x 5 folds")
+
+
+@pytest.mark.parametrize(
+    ("diff", "se", "value", "words"),
+    [
+        (0.5, 0.5, "equivalent", "equivalent"),  # 90 % CI -0.32 to +1.32, inside ±2
+        (5.0, 1.0, "better", "better by more than the margin"),  # 95 % CI +3.04 to +6.96, all above +2
+        (2.5, 1.0, "better", "better, possibly by less than the margin"),  # 95 % CI +0.54 to +4.46 crosses +2
+        (-5.0, 1.0, "worse", "worse by more than the margin"),
+        (-2.5, 1.0, "worse", "worse, possibly by less than the margin"),
+        (1.0, 2.0, "inconclusive", "inconclusive"),  # 95 % CI -2.92 to +4.92 holds 0; 90 % CI leaves ±2
+    ],
+)
+def test_each_verdict_rule_of_the_issue_on_a_hand_made_interval(diff, se, value, words):
+    interval = hand_made(diff, se)
+    assert verdict(interval, 2.0) == value and verdict_words(interval, 2.0) == words
+
+
+def test_lower_is_better_keeps_the_margin_nuance():
+    assert verdict_words(hand_made(-5.0, 1.0), 2.0, lower_is_better=True) == "better by more than the margin"
+    assert verdict_words(hand_made(2.5, 1.0), 2.0, lower_is_better=True) == "worse, possibly by less than the margin"
+
+
+def test_the_study_sentence_names_the_models_the_error_ratio_and_the_interval():
+    interval = hand_made(-2.5, 1.0)
+    text = sentence(
+        "B-noPE", "B", "accuracy", interval, 2.0, "worse", "1,090 test windows", roles=MODEL_ROLES, error_ratio=1.94
+    )
+    assert text == (
+        "B (embedding + sinusoidal encoding) vs B-noPE (embedding, no encoding): B is worse, possibly by less than "
+        "the 2-point margin, -2.5 points (95 % CI -4.5 to -0.5; B makes 1.9x B-noPE's errors; 3 seeds × 5 folds, "
+        "1,090 test windows; corrected resampled t, 3 x 5 folds)."
+    )
+    beyond = sentence("A", "B", "accuracy", hand_made(5.0, 1.0), 2.0, "better", "x", roles=MODEL_ROLES)
+    assert "B is better by more than the 2-point margin, +5.0 points (95 % CI +3.0 to +7.0;" in beyond
+    unsure = sentence("A", "CNN", "accuracy", hand_made(1.0, 2.0), 2.0, "inconclusive", "x", roles=MODEL_ROLES)
+    mde = (stats.norm.ppf(0.975) + stats.norm.ppf(0.8)) * 2.0  # 5.6 points at 10,000 df
+    assert unsure.startswith("CNN (1-D CNN baseline) vs A (raw patches, no encoding): inconclusive, +1.0 points")
+    assert f"this study could only detect differences of {mde:.1f} points or more" in unsure
+    assert set(MODEL_ROLES) == {"A", "A+PE", "B-noPE", "B", "B-learned", "B-concat", "CNN"}
+
+
+def test_bonferroni_confidence_by_hand():
+    assert bonferroni_confidence(0.95, 5) == pytest.approx(0.99)
+    assert bonferroni_confidence(0.90, 1) == pytest.approx(0.90)
+    with pytest.raises(ValueError, match="at least 1"):
+        bonferroni_confidence(0.95, 0)
 
 
 # --- simulated studies ---------------------------------------------------------------------------------------

@@ -21,23 +21,40 @@ the seed part alone sets the standard error (on its own degrees of freedom) rath
 They give `mde80`, the smallest difference this design detects with 80 % power, and the half-width another
 number of folds and seeds would give. With one fold (the quick comparison's single split) only the seeds vary:
 the interval is then on S - 1 degrees of freedom and covers training noise alone, and the sentence says so.
-Caveat: the folds' training sets overlap, which can correlate fold means (Nadeau & Bengio, 2003); the interval
-assumes they do not. `tests/test_study_analysis.py` and `bench/study_stats.py` check coverage, type-I error and
-power on simulated studies with seed, fold and window components and a known truth.
+Caveat: the folds' training sets overlap, which can correlate fold means (Nadeau & Bengio, 2003); this interval
+assumes they do not. With repeats of the K-fold partition it under-covers, and core.lab.stats.resampled gives the
+corrected resampled t instead (each Interval names its `method`). `tests/test_study_analysis.py` and
+`bench/study_stats.py` check coverage, type-I error and power on simulated studies with seed, fold and window
+components and a known truth.
 
 Units: every number (diff, CIs, margin, mde80) is in percentage points, 100 x a difference of fractions; for
 log loss, 0.01 nats, and lower is better, so "better" means a negative difference there.
+
+Words: `verdict` gives the value (better / worse / equivalent / inconclusive); `verdict_words` its nuance
+against the margin; `study_sentence` (or `sentence(..., roles=MODEL_ROLES)`) says what each model is, the
+error-rate ratio, the design and which interval was used. `bonferroni_confidence` sizes the intervals of
+secondary comparisons.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
 
 LOWER_IS_BETTER = ("log_loss",)
+MODEL_ROLES = {  # what each model is, in the few words a verdict sentence names it by (core.lab.models builds them)
+    "A": "raw patches, no encoding",
+    "A+PE": "raw patches + sinusoidal encoding",
+    "B-noPE": "embedding, no encoding",
+    "B": "embedding + sinusoidal encoding",
+    "B-learned": "embedding + learned position table",
+    "B-concat": "embedding, sinusoidal encoding concatenated",
+    "CNN": "1-D CNN baseline",
+}
 
 
 @dataclass(frozen=True)
@@ -64,6 +81,8 @@ class Interval:
     folds: int
     seeds: int
     components: Components
+    method: str = "fold means taken as independent"  # which interval this is, in words (the sentence names it)
+    repeats: int = 1  # repeats of the K-fold partition (core.lab.stats.resampled); folds is K per repeat
 
     def ci(self, confidence: float) -> list[float] | None:
         """[low, high] of the difference at `confidence` on the t reference, or None without a spread."""
@@ -107,7 +126,9 @@ def paired_interval(differences: np.ndarray) -> Interval:
         fold_var, se, df = 0.0, math.sqrt(seed_var / seeds), seeds - 1
     else:
         fold_var, se, df = 0.0, None, 0
-    return Interval(float(d.mean()), se, df, folds, seeds, Components(math.sqrt(fold_var), math.sqrt(seed_var)))
+    parts = Components(math.sqrt(fold_var), math.sqrt(seed_var))
+    method = "fold means taken as independent" if folds > 1 else "training seeds only"
+    return Interval(float(d.mean()), se, df, folds, seeds, parts, method=method)
 
 
 def verdict(interval: Interval, margin: float, lower_is_better: bool = False) -> str:
@@ -126,16 +147,61 @@ def verdict(interval: Interval, margin: float, lower_is_better: bool = False) ->
     return "inconclusive"
 
 
+def beyond_margin(interval: Interval, margin: float) -> bool:
+    """Whether the 95 % CI lies wholly outside ±margin (a better / worse verdict "by more than the margin");
+    False when it crosses the margin (the difference may be smaller than the margin) or there is no interval."""
+    ci95 = interval.ci(0.95)
+    return ci95 is not None and (ci95[0] > margin or ci95[1] < -margin)
+
+
+def verdict_words(interval: Interval, margin: float, lower_is_better: bool = False) -> str:
+    """The verdict of the issue's rules, in order, in words (the verdict VALUE stays `verdict(...)`):
+    "equivalent" (90 % CI inside ±margin); "better/worse by more than the margin" (95 % CI excludes 0 and lies
+    wholly beyond the margin); "better/worse, possibly by less than the margin" (95 % CI excludes 0 and crosses
+    the margin); else "inconclusive" (the sentence then states the mde80)."""
+    word = verdict(interval, margin, lower_is_better)
+    if word not in ("better", "worse"):
+        return word
+    if beyond_margin(interval, margin):
+        return f"{word} by more than the margin"
+    return f"{word}, possibly by less than the margin"
+
+
+def bonferroni_confidence(level: float, m: int) -> float:
+    """The confidence level of each of m intervals so that all m hold together with `level`:
+    1 - (1 - level) / m (0.95 with 5 comparisons -> 0.99)."""
+    if not 0 < level < 1 or m < 1:
+        raise ValueError(f"level must lie in (0, 1) and m be at least 1, got level={level}, m={m}")
+    return 1 - (1 - level) / m
+
+
 def design_words(interval: Interval, population: str) -> str:
     """ "6 seeds × 5 folds, 1,126 test windows of these ten recordings" (or one split's caveat)."""
     seeds = f"{interval.seeds} seed{'s' if interval.seeds != 1 else ''}"
-    if interval.folds == 1:
+    if interval.folds == 1 and interval.repeats == 1:
         return f"{seeds} on one split, {population}; the test windows are fixed, so only training noise is counted"
-    return f"{seeds} × {interval.folds} folds, {population}"
+    repeats = f" × {interval.repeats} repeats" if interval.repeats > 1 else ""
+    return f"{seeds} × {interval.folds} folds{repeats}, {population}"
 
 
-def sentence(a: str, b: str, metric: str, interval: Interval, margin: float, word: str, population: str) -> str:
-    """The verdict in words: the design and the population it speaks for, and no more than the data allow."""
+def sentence(
+    a: str,
+    b: str,
+    metric: str,
+    interval: Interval,
+    margin: float,
+    word: str,
+    population: str,
+    *,
+    roles: Mapping[str, str] | None = None,
+    error_ratio: float | None = None,
+) -> str:
+    """The verdict in words: the design and the population it speaks for, and no more than the data allow.
+    With `roles` (e.g. MODEL_ROLES) or `error_ratio`, the study's sentence (`study_sentence`): what each model
+    is, the nuance of a better / worse verdict against the margin, the error-rate ratio and the interval used.
+    Without them, the one-split sentence the experiment's results have always carried."""
+    if roles is not None or error_ratio is not None:
+        return study_sentence(a, b, metric, interval, margin, word, population, roles=roles, error_ratio=error_ratio)
     design = design_words(interval, population)
     what = "" if metric == "accuracy" else f" in {metric.replace('_', ' ')}"
     unit = "points" if metric not in LOWER_IS_BETTER else "x 0.01 nats"
@@ -161,6 +227,64 @@ def sentence(a: str, b: str, metric: str, interval: Interval, margin: float, wor
         f"Inconclusive: {b} - {a}{what} {interval.diff:+.1f} {unit} (95 % CI {low95:+.1f} to {high95:+.1f}); "
         f"this study could only detect differences of {interval.mde80:.1f} {unit} or more ({design})."
     )
+
+
+def described(model: str, roles: Mapping[str, str] | None) -> str:
+    """ "B (embedding + sinusoidal encoding)": the model and what it is, or the bare name outside `roles`."""
+    role = (MODEL_ROLES if roles is None else roles).get(model)
+    return f"{model} ({role})" if role else model
+
+
+def _units(metric: str, margin: float) -> tuple[str, str, str]:
+    """(" in f1" or "", the unit, "the 2-point margin") of a metric."""
+    what = "" if metric == "accuracy" else f" in {metric.replace('_', ' ')}"
+    if metric in LOWER_IS_BETTER:
+        return what, "x 0.01 nats", f"the ±{margin:g} x 0.01 nats margin"
+    return what, "points", f"the {margin:g}-point margin"
+
+
+def _finding(b: str, metric: str, interval: Interval, margin: float, word: str) -> tuple[str, list[str]]:
+    """The study sentence's statement, and the first items of its bracket (the interval it rests on)."""
+    what, unit, margin_words = _units(metric, margin)
+    diff = f"{interval.diff:+.1f} {unit}{what}"
+    if interval.se is None:
+        return f"inconclusive, {diff}", ["one run of each gives no interval"]
+    low95, high95 = interval.ci(0.95)
+    ci95 = f"95 % CI {low95:+.1f} to {high95:+.1f}"
+    if word == "equivalent":
+        low90, high90 = interval.ci(0.90)
+        return f"equivalent within ±{margin:g} {unit}{what}, {interval.diff:+.1f}", [
+            f"90 % CI {low90:+.1f} to {high90:+.1f}"
+        ]
+    if word in ("better", "worse"):
+        if beyond_margin(interval, margin):
+            return f"{b} is {word} by more than {margin_words}, {diff}", [ci95]
+        return f"{b} is {word}, possibly by less than {margin_words}, {diff}", [ci95]
+    mde = f"this study could only detect differences of {interval.mde80:.1f} {unit} or more"
+    return f"inconclusive, {diff}", [ci95, mde]
+
+
+def study_sentence(
+    a: str,
+    b: str,
+    metric: str,
+    interval: Interval,
+    margin: float,
+    word: str,
+    population: str,
+    *,
+    roles: Mapping[str, str] | None = None,
+    error_ratio: float | None = None,
+) -> str:
+    """The study's verdict sentence: "B (embedding + sinusoidal encoding) vs B-noPE (embedding, no encoding):
+    B is worse, possibly by less than the 2-point margin, -1.2 points (95 % CI -2.3 to -0.1; B makes 1.9x
+    B-noPE's errors; 6 seeds × 5 folds × 3 repeats, <population>; corrected resampled t ...)." `word` is the
+    verdict value; `roles` defaults to MODEL_ROLES; `error_ratio` is (1 - acc_b) / (1 - acc_a) when given."""
+    statement, items = _finding(b, metric, interval, margin, word)
+    if error_ratio is not None:
+        items.append(f"{b} makes {error_ratio:.1f}x {a}'s errors")
+    items += [design_words(interval, population), interval.method]
+    return f"{described(b, roles)} vs {described(a, roles)}: {statement} ({'; '.join(items)})."
 
 
 def holm(p_values: list[float]) -> list[float]:
