@@ -318,6 +318,6 @@ def test_a_file_of_the_previous_schema_opens_migrated_and_an_older_one_is_refuse
     assert (kind, results["schema_version"], results["paired"]["B"]["margin"]) == ("results", 4, 2.0)
     assert results["config"]["data"]["windowing"] == "time"
     kind, study = open_saved(gzip.compress((previous / "study_schema2.json").read_bytes()))
-    assert (kind, study["schema_version"], study["config"]["design"]) == ("study", 3, "time-cv")
+    assert (kind, study["schema_version"], study["config"]["design"]) == ("study", 4, "time-cv")
     older = {**json.loads((previous / "results_schema3.json").read_text()), "schema_version": 2}
     assert refusal(encoded(older)).startswith("invalid results JSON: schema_version 2, but this PE Lab reads")

@@ -109,7 +109,7 @@ def test_a_tiny_study_stores_per_window_predictions_and_its_comparison(recording
     study = run_study(tiny_plan(recordings))
     validate_study(study)
     assert len(study["runs"]) == 2 * 2 * 3 and study["config"]["design"] == "time-cv" and "split" not in study["config"]
-    assert study["schema_version"] == 3 and study["config"]["train"]["model"]["heads"] == 2
+    assert study["schema_version"] == 4 and study["config"]["train"]["model"]["heads"] == 2
     fold_sizes = {fold["fold"]: fold["n_test"] for fold in study["folds"]}
     for run in study["runs"]:
         assert len(run["predictions"]["p_true"]) == fold_sizes[run["fold"]]
@@ -201,12 +201,13 @@ def test_tune_lr_picks_each_folds_rate_on_its_validation_block(recordings):
     assert plan.run_count() == (1 + 3) * 3  # the study's runs and three rate trials per fold
     finished = []
     study = run_study(plan, progress=lambda e: finished.append(e.stage.label) if isinstance(e, RunFinished) else None)
-    tuned = study["config"]["tuned_learning_rates"]
-    assert set(tuned) == {"0", "1", "2"} and all(
-        rate in (1e-3, 3e-3, 1e-2) for rates in tuned.values() for rate in rates.values()
-    )
+    tuned = study["config"]["tuned_learning_rates"]["0"]  # repeat 0, the only one
+    assert set(study["config"]["tuned_learning_rates"]) == {"0"} and set(tuned) == {"0", "1", "2"}
+    assert all(rate in (1e-3, 3e-3, 1e-2) for rates in tuned.values() for rate in rates.values())
     assert len(finished) == plan.run_count() and sum("rate" in label for label in finished) == 9
     assert [run["fold"] for run in study["runs"]] == [0, 1, 2]
+    assert [run["learning_rate"] for run in study["runs"]] == [tuned[str(f)]["A"] for f in range(3)]
+    assert len(study["tuning_runs"]) == 9  # three rates per fold, the first seed, kept apart from the runs
 
 
 def test_the_study_views_read_the_stored_predictions(recordings):
@@ -242,17 +243,22 @@ def test_a_saved_study_is_compared_again_from_its_stored_runs(recordings, tmp_pa
     assert main(["--reanalyse", str(tmp_path / "missing.json"), "--out", str(out)]) == 2
 
 
-def test_a_version_2_study_migrates_to_a_valid_version_3_with_the_same_numbers(tmp_path, capsys):
+def test_a_version_2_study_migrates_to_a_valid_current_version_with_the_same_numbers(tmp_path, capsys):
     old = json.loads(VERSION_2.read_text(encoding="utf-8"))
     assert old["schema_version"] == 2 and old["config"]["split"] == "time-cv"
     new = migrate_study(old)
     validate_study(new)
-    assert new["schema_version"] == 3 and old["schema_version"] == 2  # the old document is left alone
+    assert new["schema_version"] == 4 and old["schema_version"] == 2  # the old document is left alone
     config, old_config = new["config"], old["config"]
     assert config["design"] == "time-cv" and "split" not in config and list(config)[0] == "design"
     assert (config["train"]["model"]["heads"], config["train"]["model"]["layers"]) == (2, 1)
     assert "n_heads" not in config["train"]["model"] and config["margin"] == old_config["margin"] == 2.0
-    assert new["comparisons"] == old["comparisons"] and new["runs"] == old["runs"]  # in points already
+    # in points already: every old field kept; version 4 adds the repeat, the rate and the primary mark
+    assert [{k: c[k] for k in old["comparisons"][0]} for c in new["comparisons"]] == old["comparisons"]
+    assert [{k: r[k] for k in old["runs"][0]} for r in new["runs"]] == old["runs"]
+    rate = old_config["train"]["learning_rate"]
+    assert all(r["repeat"] == 0 and r["learning_rate"] == rate for r in new["runs"])
+    assert [c["primary"] for c in new["comparisons"]] == [True] + [False] * (len(old["comparisons"]) - 1)
     assert read_study(VERSION_2.read_bytes()) == new  # the reader migrates before it validates
     out = tmp_path / "again.json"
     assert main(["--reanalyse", str(VERSION_2), "--margin", "5", "--out", str(out)]) == 0

@@ -197,12 +197,12 @@ def _results_tables(results: Mapping[str, Any]) -> None:
 def _study_tables(study: Mapping[str, Any]) -> None:
     from core.explain.encodings import sinusoidal
     from core.lab.probes.position import similarity_by_offset
-    from core.lab.study.comparisons import PRIMARY, comparisons_table
+    from core.lab.study.comparisons import comparisons_table, primary_comparison
     from core.lab.study.views import fold_scores, half_widths, paired_frame, per_class, primary_by_metric
 
     config, comparisons = study["config"], study["comparisons"]
     comparisons_table(comparisons)
-    if set(PRIMARY) <= {run["model"] for run in study["runs"]}:
+    if primary_comparison(study) is not None:
         primary_by_metric(study)
     per_class(study)
     fold_scores(study, config["metric"])

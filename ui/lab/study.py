@@ -16,7 +16,7 @@ from core.lab.reopen import open_saved, sentence_markdown
 from core.lab.shipped import read_shipped_studies
 from core.lab.study import comparisons_table
 from core.lab.study.command import study_command
-from core.lab.study.comparisons import PRIMARY
+from core.lab.study.comparisons import primary_comparison
 from core.lab.study.runner import StudyPlan
 from core.lab.study.views import (
     fold_scores,
@@ -96,8 +96,9 @@ def show_study(study: dict[str, Any]) -> None:
     # the rest on request: a shared server renders it only for the visitors who ask
     if not st.toggle("More of this study: every metric, the order test, the figures", key="study_more"):
         return
-    if set(PRIMARY) <= {run["model"] for run in study["runs"]}:
-        st.markdown("**B vs A on every metric** (log loss in 0.01 nats, lower is better)")
+    if (primary := primary_comparison(study)) is not None:
+        pair = markdown_literal(f"{primary['b']} vs {primary['a']}")
+        st.markdown(f"**{pair}, the primary comparison, on every metric** (log loss in 0.01 nats, lower is better)")
         show_table(primary_by_metric(study), "study_metrics")
     if config["design"] == "fault-size":
         st.markdown("**Per class**, pooled over folds and seeds (the classes are unbalanced here)")

@@ -1,7 +1,11 @@
 """The study: a comparison that can answer "does positional encoding help?" (statistics: core.lab.stats.intervals).
 
-    study = run_study(StudyPlan(recordings, design="time-cv", models=["A", "B"], seeds=range(6)))
-    compare(study, "A", "B", metric="accuracy", margin=2.0)   # diff, ci95, ci90, mde80, p, verdict, sentence
+    study = run_study(StudyPlan(recordings, design="time-cv", models=["A", "B-noPE", "B"], seeds=range(6), repeats=3))
+    compare(study, "B-noPE", "B", metric="accuracy", margin=2.0)   # diff, ci95, ci90, mde80, p, verdict, sentence
+
+The primary comparison is B vs B-noPE (the encoding alone); study["decomposition"] splits B - A into the
+embedding's and the encoding's effects (core.lab.study.comparisons). A checkpoint (StudyPlan.checkpoint,
+core.lab.study.checkpoint) lets a stopped study resume.
 
 `python -m core.study` runs one from the command line (core.lab.study.cli) and writes its JSON
 (core.lab.study.contract).

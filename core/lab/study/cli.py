@@ -6,8 +6,9 @@ write the study JSON.
 
 Designs (--design; --split is its old name): time-cv (each recording cut into K blocks in time; K >= 3),
 load-out (one fold per held-out motor load), fault-size (train on two fault sizes, test on the third; a
-4-class task by fault location). Every model and training flag of `python -m core.experiment` applies. Bad
-data or settings: one line, exit 2.
+4-class task by fault location). --repeats R cuts time-cv's blocks R times at other boundaries; --checkpoint
+FILE keeps every finished run, so the same command resumes a stopped study. Every model and training flag of
+`python -m core.experiment` applies. Bad data or settings: one line, exit 2.
 """
 
 from __future__ import annotations
@@ -49,12 +50,25 @@ def build_parser() -> argparse.ArgumentParser:
         help="how the folds are cut; --split is its old name",
     )
     design.add_argument("--folds", type=int, default=5, help="time blocks per recording for time-cv (at least 3)")
+    design.add_argument(
+        "--repeats",
+        type=int,
+        default=1,
+        help="time-cv: cut the recordings R times, repeat r's block boundaries moved r/R of a block (R >= 3 for "
+        "the v2 studies); load-out and fault-size folds are fixed by the data, so they run one repeat",
+    )
     design.add_argument("--margin", type=float, default=2.0, help="equivalence margin in points")
     design.add_argument("--metric", choices=STUDY_METRICS, default="accuracy", help="metric of the comparisons")
     design.add_argument(
         "--tune-lr",
         action="store_true",
-        help="choose each fold and model's learning rate among 0.001, 0.003, 0.01 on the fold's validation block",
+        help="choose each (repeat, fold) and model's learning rate among 0.001, 0.003, 0.01 on the fold's "
+        "validation block, with the first seed; every run stores its rate",
+    )
+    design.add_argument(
+        "--checkpoint",
+        type=Path,
+        help="a JSON-lines file each finished run is appended to; the same command started again resumes from it",
     )
     add_model_arguments(parser, ints, sweep=False)
     add_training_arguments(parser, ints, seeds=range(6))
@@ -97,6 +111,8 @@ def make_study_plan(args: argparse.Namespace, command: str) -> StudyPlan:
         data_settings={**spec.to_dict(), "missing_files": list(getattr(recordings, "missing", []))},
         command=command,
         tune_lr=args.tune_lr,
+        repeats=args.repeats,
+        checkpoint=args.checkpoint,
     )
 
 
@@ -131,7 +147,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         plan = make_study_plan(args, shlex.join(["python", "-m", "core.study", *argv]))
         total = plan.run_count()
         if not args.quiet:
-            print(f"{args.design} study: {total} runs ({len(plan.models)} models x {len(plan.seeds)} seeds x folds)")
+            print(
+                f"{args.design} study: {total} runs ({len(plan.models)} models x {len(plan.seeds)} seeds x folds x "
+                f"{plan.repeat_count()} repeat{'s' if plan.repeat_count() > 1 else ''})"
+            )
         study = run_study(plan, progress=None if args.quiet else say)
     except (DataError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)

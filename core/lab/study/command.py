@@ -34,12 +34,15 @@ def study_command(
     margin: float | None = None,
     metric: str | None = None,
     tune_lr: bool = False,
+    repeats: int = 1,
     out: str | Path = "study.json",
 ) -> str:
-    """The exact `python -m core.study ...` line of these settings; a margin or metric left None is the CLI's."""
+    """The exact `python -m core.study ...` line of these settings; a margin or metric left None is the CLI's,
+    `--repeats` written when more than one."""
     words = ["python", "-m", "core.study", *spec.argv(), "--window", str(window)]
     words += [] if stride is None else ["--stride", str(stride)]
     words += ["--design", design, "--folds", str(folds)]
+    words += ["--repeats", str(repeats)] if repeats > 1 else []
     words += [] if margin is None else ["--margin", format_number(margin)]
     words += [] if metric is None else ["--metric", metric]
     words += ["--tune-lr"] if tune_lr else []

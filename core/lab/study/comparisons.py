@@ -1,52 +1,193 @@
 """`compare(study, a, b)`: one comparison of a study JSON, and every comparison a study reports.
 
-    primary     B vs A          does the embedding + PE help?
-    secondary   B vs B-noPE     the PE after an embedding
-                A+PE vs A       the PE without one
+    primary     B vs B-noPE     the positional encoding alone (the same embedding with and without it)
+    secondary   A+PE vs A       the encoding without an embedding (the key secondary)
+                B vs A          the article's comparison (embedding plus encoding)
                 B-noPE vs A     the embedding alone
                 B-learned vs B  a learned position table instead of the sinusoids
                 B-concat vs B   the PE concatenated instead of added
                 CNN vs A        the practitioner's baseline
 
-p_holm adjusts the secondary comparisons' p-values together (Holm); the primary keeps its own.
+The primary is the first of these pairs whose two models the study ran (B vs B-noPE whenever both ran); it is
+marked `primary: true` and keeps its own level. The other m comparisons are secondary: their ci95 / ci90 hold
+at 1 - 0.05 / m and 1 - 0.10 / m (Bonferroni, `adjusted: "bonferroni"`, said in the sentence too) and
+p_holm adjusts their p-values together (Holm).
+
+Every interval is over the (repeat, fold, seed) cells of metric(b) - metric(a) in points: `diff` is their
+unweighted mean; ci95 / ci90 / p / mde80 come from the corrected resampled t (core.lab.stats.resampled:
+folds that share training data), with n_test / n_train averaged over the study's folds; ci95_independent,
+beside them, takes the fold means as independent (it under-covers; kept as the reference). A fault-size study
+has three folds, one per held-out size: it reports each size's effect (`by_fold`) and no pooled verdict.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from core.lab.stats.intervals import LOWER_IS_BETTER, holm, paired_interval, sentence, verdict
+from core.lab.stats.intervals import (
+    LOWER_IS_BETTER,
+    MODEL_ROLES,
+    Interval,
+    bonferroni_confidence,
+    holm,
+    sentence,
+    verdict,
+)
+from core.lab.stats.resampled import error_rate_ratio, independent_interval, leave_one_fold_out, resampled_interval
 
 STUDY_METRICS = ("accuracy", "balanced_accuracy", "f1", "log_loss")
-PRIMARY = ("A", "B")  # (a, b): b - a
-SECONDARY = (("B-noPE", "B"), ("A", "A+PE"), ("A", "B-noPE"), ("B", "B-learned"), ("B", "B-concat"), ("A", "CNN"))
-COMPARISON_KEYS = ("a", "b", "metric", "diff", "ci95", "ci90", "margin", "mde80", "p", "p_holm", "verdict", "sentence")
+PRIMARY = ("B-noPE", "B")  # (a, b): b - a
+ARTICLE = ("A", "B")  # the article's comparison: embedding plus encoding against neither
+PAIRS = (PRIMARY, ("A", "A+PE"), ARTICLE, ("A", "B-noPE"), ("B", "B-learned"), ("B", "B-concat"), ("A", "CNN"))
+SECONDARY = PAIRS[1:]
+COMPARISON_KEYS = (
+    "a",
+    "b",
+    "metric",
+    "diff",
+    "ci95",
+    "ci90",
+    "margin",
+    "mde80",
+    "p",
+    "p_holm",
+    "verdict",
+    "sentence",
+    "primary",
+    "adjusted",
+    "ci95_independent",
+    "error_rate_ratio",
+    "leave_one_fold_out",
+    "by_fold",
+)
+DECOMPOSITION = (("embedding", "A", "B-noPE"), ("encoding", "B-noPE", "B"), ("total", "A", "B"))
+
+
+@dataclasses.dataclass(frozen=True)
+class BonferroniInterval(Interval):
+    """An interval whose ci(level) holds at the Bonferroni level of m comparisons (verdict and sentence read
+    the adjusted intervals through it; diff, p and mde80 are the unadjusted ones)."""
+
+    m: int = 1
+
+    def ci(self, confidence: float) -> list[float] | None:
+        """[low, high] at 1 - (1 - confidence) / m."""
+        return super().ci(bonferroni_confidence(confidence, self.m))
+
+
+def _bonferroni(interval: Interval, m: int) -> BonferroniInterval:
+    values = {f.name: getattr(interval, f.name) for f in dataclasses.fields(Interval)}
+    values["method"] = f"{interval.method}; Bonferroni-adjusted for {m} secondary comparisons"
+    return BonferroniInterval(**values, m=m)
+
+
+def cell_differences(
+    study: Mapping[str, Any], a: str, b: str, metric: str = "accuracy"
+) -> tuple[np.ndarray, list[tuple[int, int]], list[int]]:
+    """The (repeats, folds, seeds) table of metric(b) - metric(a) in points, its (repeat, fold) keys in the
+    table's row order (repeat-major) and its seeds; ValueError when a cell lacks a run of a or b."""
+    if metric not in STUDY_METRICS:
+        raise ValueError(f"metric must be one of {STUDY_METRICS}, got {metric!r}")
+    score = {(r["model"], r["repeat"], r["fold"], r["seed"]): float(r[metric]) for r in study["runs"]}
+    cells = {key[1:] for key in score if key[0] in (a, b)}
+    repeats, folds, seeds = (sorted({cell[i] for cell in cells}) for i in range(3))
+    grid = [(r, f, s) for r in repeats for f in folds for s in seeds]
+    missing = [(m, *cell) for m in (a, b) for cell in grid if (m, *cell) not in score]
+    if missing:
+        raise ValueError(f"{a} and {b} must both have a run in every (repeat, fold, seed); missing {missing[:3]}")
+    table = np.array([100 * (score[(b, *cell)] - score[(a, *cell)]) for cell in grid])
+    return table.reshape(len(repeats), len(folds), len(seeds)), [(r, f) for r in repeats for f in folds], seeds
 
 
 def differences(study: Mapping[str, Any], a: str, b: str, metric: str = "accuracy") -> np.ndarray:
-    """The (folds, seeds) table of metric(b) - metric(a) in points, on the (fold, seed) cells both ran."""
-    if metric not in STUDY_METRICS:
-        raise ValueError(f"metric must be one of {STUDY_METRICS}, got {metric!r}")
-    score = {(run["model"], run["fold"], run["seed"]): float(run[metric]) for run in study["runs"]}
-    folds = sorted({fold for model, fold, _ in score if model in (a, b)})
-    seeds = sorted({seed for model, _, seed in score if model in (a, b)})
-    missing = [(m, f, s) for m in (a, b) for f in folds for s in seeds if (m, f, s) not in score]
-    if missing:
-        raise ValueError(f"{a} and {b} must both have a run in every (fold, seed); missing {missing[:3]}")
-    return np.array([[100 * (score[(b, f, s)] - score[(a, f, s)]) for s in seeds] for f in folds])
+    """The (repeats x folds, seeds) table of metric(b) - metric(a) in points, rows repeat-major."""
+    cells, _, _ = cell_differences(study, a, b, metric)
+    return cells.reshape(-1, cells.shape[2])
 
 
-def compare(study: Mapping[str, Any], a: str, b: str, metric: str = "accuracy", margin: float = 2.0) -> dict[str, Any]:
-    """b against a on `metric`: diff (points, mean over (fold, seed) of metric(b) - metric(a)), ci95, ci90,
-    margin, mde80, p, p_holm (= p here; compare_all adjusts the secondary ones), verdict and sentence."""
+def fold_test_train_ratio(study: Mapping[str, Any]) -> float:
+    """n_test / n_train in windows, averaged over the study's folds (every repeat's)."""
+    return float(np.mean([fold["n_test"] / max(fold["n_train"], 1) for fold in study["folds"]]))
+
+
+def _mean_accuracies(study: Mapping[str, Any], a: str, b: str) -> tuple[float, float]:
+    """The mean accuracy (fraction) of a and of b over the cells both ran."""
+    accuracy: dict[str, dict[tuple[int, int, int], float]] = {a: {}, b: {}}
+    for run in study["runs"]:
+        if run["model"] in accuracy:
+            accuracy[run["model"]][(run["repeat"], run["fold"], run["seed"])] = float(run["accuracy"])
+    both = accuracy[a].keys() & accuracy[b].keys()
+    return float(np.mean([accuracy[a][c] for c in both])), float(np.mean([accuracy[b][c] for c in both]))
+
+
+def by_fold(study: Mapping[str, Any], cells: np.ndarray, keys: Sequence[tuple[int, int]]) -> list[dict[str, Any]]:
+    """Per (repeat, fold): its name, the mean difference over seeds and their sd (null with one seed)."""
+    names = {(fold["repeat"], fold["fold"]): fold["name"] for fold in study["folds"]}
+    rows = cells.reshape(len(keys), -1)
+    return [
+        {
+            "repeat": repeat,
+            "fold": fold,
+            "name": names.get((repeat, fold), f"fold {fold}"),
+            "diff": float(row.mean()),
+            "sd": float(row.std(ddof=1)) if row.size > 1 else None,
+        }
+        for (repeat, fold), row in zip(keys, rows)
+    ]
+
+
+def fault_size_sentence(a: str, b: str, metric: str, per_fold: Sequence[Mapping[str, Any]], diff: float) -> str:
+    """Why a fault-size study gives each size's effect and no pooled verdict, with the effects."""
+    what = "" if metric == "accuracy" else f" in {metric.replace('_', ' ')}"
+    unit = "x 0.01 nats" if metric in LOWER_IS_BETTER else "points"
+    sizes = "; ".join(
+        f"{row['name']}: {row['diff']:+.1f}" + ("" if row["sd"] is None else f" (sd {row['sd']:.1f} over seeds)")
+        for row in per_fold
+    )
+    spread = max(row["diff"] for row in per_fold) - min(row["diff"] for row in per_fold)
+    return (
+        f"No pooled verdict for {b} - {a}{what}: {sizes} {unit} (mean {diff:+.1f}, the sizes span {spread:.1f}). "
+        f"With {len(per_fold)} held-out fault sizes there are only {len(per_fold)} fold means, each a different "
+        f"task, too few to separate the models' difference from how it changes with the size, so each size is "
+        f"reported on its own."
+    )
+
+
+def compare(
+    study: Mapping[str, Any],
+    a: str,
+    b: str,
+    metric: str = "accuracy",
+    margin: float = 2.0,
+    secondary_count: int = 0,
+) -> dict[str, Any]:
+    """b against a on `metric` (see the module docstring): as the primary comparison when `secondary_count` is
+    0 (its own level, the leave-one-fold-out table), else as one of that many Bonferroni-adjusted secondary
+    ones; p_holm = p here (compare_all adjusts the secondary ones)."""
     if not margin > 0:
         raise ValueError(f"the equivalence margin must be positive (in points), got {margin}")
-    interval = paired_interval(differences(study, a, b, metric))
-    word = verdict(interval, margin, metric in LOWER_IS_BETTER)
+    cells, keys, _ = cell_differences(study, a, b, metric)
+    ratio = fold_test_train_ratio(study)
+    interval, independent = resampled_interval(cells, ratio), independent_interval(cells)
+    if secondary_count:
+        interval, independent = _bonferroni(interval, secondary_count), _bonferroni(independent, secondary_count)
+    accuracy_a, accuracy_b = _mean_accuracies(study, a, b)
+    ratio_of_errors = error_rate_ratio(accuracy_a, accuracy_b)
+    per_fold = by_fold(study, cells, keys)
+    config = study["config"]
+    if config["design"] == "fault-size":
+        word, words = "inconclusive", fault_size_sentence(a, b, metric, per_fold, interval.diff)
+    else:
+        word = verdict(interval, margin, metric in LOWER_IS_BETTER)
+        population = config["population"]
+        words = sentence(
+            a, b, metric, interval, margin, word, population, roles=MODEL_ROLES, error_ratio=ratio_of_errors
+        )
     return {
         "a": a,
         "b": b,
@@ -59,19 +200,61 @@ def compare(study: Mapping[str, Any], a: str, b: str, metric: str = "accuracy", 
         "p": interval.p,
         "p_holm": interval.p,
         "verdict": word,
-        "sentence": sentence(a, b, metric, interval, margin, word, study["config"]["population"]),
+        "sentence": words,
+        "primary": not secondary_count,
+        "adjusted": "bonferroni" if secondary_count else None,
+        "ci95_independent": independent.ci(0.95),
+        "error_rate_ratio": ratio_of_errors,
+        "leave_one_fold_out": None if secondary_count else _leave_one_out(cells, keys, ratio),
+        "by_fold": per_fold,
     }
 
 
-def compare_all(study: Mapping[str, Any], metric: str = "accuracy", margin: float = 2.0) -> list[dict[str, Any]]:
-    """The primary comparison and every secondary one whose models the study ran, Holm-adjusted."""
+def _leave_one_out(cells: np.ndarray, keys: Sequence[tuple[int, int]], ratio: float) -> list[dict[str, Any]]:
+    rows = leave_one_fold_out(cells, ratio)
+    return [{**row, "repeat": repeat, "fold": fold} for row, (repeat, fold) in zip(rows, keys)]
+
+
+def compared_pairs(study: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The pairs of PAIRS whose two models the study ran, in that order: the first is the primary."""
     models = {run["model"] for run in study["runs"]}
-    pairs = [pair for pair in (PRIMARY, *SECONDARY) if set(pair) <= models]
-    comparisons = [compare(study, a, b, metric, margin) for a, b in pairs]
-    secondary = [c for c in comparisons if (c["a"], c["b"]) != PRIMARY and c["p"] is not None]
+    return [pair for pair in PAIRS if set(pair) <= models]
+
+
+def compare_all(study: Mapping[str, Any], metric: str = "accuracy", margin: float = 2.0) -> list[dict[str, Any]]:
+    """The primary comparison, then every secondary one the study ran, Bonferroni-adjusted with Holm p-values."""
+    pairs = compared_pairs(study)
+    m = len(pairs) - 1
+    comparisons = [compare(study, a, b, metric, margin, 0 if i == 0 else m) for i, (a, b) in enumerate(pairs)]
+    secondary = [c for c in comparisons[1:] if c["p"] is not None]
     for comparison, adjusted in zip(secondary, holm([c["p"] for c in secondary])):
         comparison["p_holm"] = adjusted
     return comparisons
+
+
+def primary_comparison(study: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The comparison marked primary (B vs B-noPE in a version-4 study, B vs A in an older one), or None."""
+    return next((c for c in study["comparisons"] if c.get("primary")), None)
+
+
+def decomposition(study: Mapping[str, Any], metric: str = "accuracy") -> dict[str, Any] | None:
+    """B - A split into the embedding's effect (B-noPE - A) and the encoding's (B - B-noPE), each with its
+    unadjusted corrected-resampled ci95: the diffs are means over the same cells, so total = embedding +
+    encoding (to the last bit of rounding). None unless the study ran A, B and B-noPE."""
+    if not {"A", "B", "B-noPE"} <= {run["model"] for run in study["runs"]}:
+        return None
+    ratio = fold_test_train_ratio(study)
+    parts: dict[str, Any] = {"metric": metric}
+    for name, a, b in DECOMPOSITION:
+        interval = resampled_interval(cell_differences(study, a, b, metric)[0], ratio)
+        parts[name] = {"a": a, "b": b, "diff": interval.diff, "ci95": interval.ci(0.95)}
+    return parts
+
+
+def _role(comparison: Mapping[str, Any]) -> str:
+    if comparison.get("primary"):
+        return "primary"
+    return "secondary, Bonferroni" if comparison.get("adjusted") == "bonferroni" else "secondary"
 
 
 def comparisons_table(comparisons: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
@@ -87,10 +270,12 @@ def comparisons_table(comparisons: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
         [
             {
                 "comparison": f"{c['b']} vs {c['a']}",
+                "role": _role(c),
                 "metric": c["metric"],
                 "diff (points)": f"{c['diff']:+.2f}",
                 "95 % CI": interval(c["ci95"]),
                 "90 % CI": interval(c["ci90"]),
+                "95 % CI, folds independent": interval(c.get("ci95_independent")),
                 "margin": f"±{c['margin']:g}",
                 "detectable (80 %)": number(c["mde80"], 1),
                 "p": number(c["p"], 3),

@@ -3,21 +3,30 @@
     schema_version  STUDY_SCHEMA_VERSION; a file of the previous version is read through `migrate_study`, an
                     older one is refused by its version
     kind            "study"
-    config          design, folds, seeds, models, margin, metric, window, stride, population, command (the
-                    exact CLI command), git_commit, torch, cpu, device, train (TrainConfig; train.model.heads
-                    and .layers), data (DataSpec);
-                    with --tune-lr also tuned_learning_rates {fold: {model: rate}}; fingerprint (the machine's,
-                    core.fingerprint: whether a run can be recomputed bit for bit here; absent in older files)
+    config          design, folds (K, per repeat), repeats (R), seeds, models, margin, metric, window, stride,
+                    population, command (the exact CLI command), git_commit, torch, cpu, device, train
+                    (TrainConfig; train.model.heads and .layers), data (DataSpec);
+                    with --tune-lr also tuned_learning_rates {repeat: {fold: {model: rate}}}; fingerprint (the
+                    machine's, core.fingerprint: whether a run can be recomputed bit for bit here; absent in
+                    older files)
     class_names     the labels, in the order of the class indices below
     recordings      per recording: label, file, load_hp
-    folds           per fold: fold, name, recording and start of each test window (indices into recordings,
-                    first sample), n_train, n_val, n_test, normalisation {mean, std}
-    runs            per (fold, seed, model): model, seed, fold, accuracy, balanced_accuracy, precision, recall,
-                    f1, log_loss, per_class_f1, confusion_matrix, epochs, best_epoch, converged, train_seconds,
-                    predictions {true, predicted, p_true} in the order of the fold's test windows (class indices;
-                    p_true, the probability of the true class, to 4 decimals)
+    folds           per (repeat, fold): repeat, fold, name, recording and start of each test window (indices
+                    into recordings, first sample), n_train, n_val, n_test, normalisation {mean, std}
+    runs            per (repeat, fold, seed, model) of the listed models at their main settings: model, seed,
+                    fold, repeat, learning_rate (the tuned one with --tune-lr), accuracy, balanced_accuracy,
+                    precision, recall, f1, log_loss, per_class_f1, confusion_matrix, epochs, best_epoch,
+                    converged, train_seconds, predictions {true, predicted, p_true} in the order of the fold's
+                    test windows (class indices; p_true, the probability of the true class, to 4 decimals)
+    tuning_runs     the --tune-lr trials (the first of the study's seeds, per (repeat, fold, model, rate)): model,
+                    seed, repeat, fold, learning_rate, val_loss (its best), best_epoch, epochs, converged
+    sweep_runs      runs of a sweep beside the main settings, as runs (empty: no study sweeps yet)
     comparisons     per comparison (core.lab.study.comparisons): a, b, metric, diff, ci95, ci90, margin, mde80, p,
-                    p_holm, verdict, sentence; points throughout
+                    p_holm, verdict, sentence, primary (true on exactly one), adjusted ("bonferroni" or null),
+                    ci95_independent, error_rate_ratio, leave_one_fold_out (the primary's {repeat, fold, diff,
+                    ci95}, else null), by_fold ({repeat, fold, name, diff, sd}); points throughout
+    decomposition   null, or B - A split: metric, embedding (B-noPE - A), encoding (B - B-noPE), total (B - A),
+                    each {a, b, diff, ci95}
     order_summary   per model: the accuracy drops (points) with tokens shuffled / reversed (core.lab.probes.order);
                     every run also holds its order_test {accuracy, shuffled, reversed}
     profiles        per Transformer model, of its first seed on the first fold: attention_by_offset
@@ -54,12 +63,21 @@ from core.lab.contract import (
     to_plain,
 )
 from core.lab.names import STUDY_KEY_RENAMES, rename_keys
+from core.lab.study.checks import (
+    check_comparison_v4,
+    check_decomposition,
+    check_rate,
+    check_tuned_rates,
+    check_tuning_runs,
+)
 from core.lab.study.comparisons import COMPARISON_KEYS, STUDY_METRICS
 from core.limits import MAX_REOPENED_BYTES, MAX_TEXT_CHARS
 
-# 2: order_test per run, order_summary, profiles; 3: config.design (was split), train.model.heads / layers
-STUDY_SCHEMA_VERSION = 3
-MIGRATED_STUDY_VERSION = 2  # the one older version `migrate_study` reads
+# 2: order_test per run, order_summary, profiles; 3: config.design (was split), train.model.heads / layers;
+# 4: repeats, learning_rate per run, tuning_runs, sweep_runs, the primary B vs B-noPE, decomposition
+STUDY_SCHEMA_VERSION = 4
+MIGRATED_STUDY_VERSIONS = (2, 3)  # the older versions `migrate_study` reads
+MIGRATED_STUDY_VERSION = 3  # the newest of them
 TOP_KEYS = (
     "schema_version",
     "kind",
@@ -71,10 +89,14 @@ TOP_KEYS = (
     "comparisons",
     "order_summary",
     "profiles",
+    "tuning_runs",
+    "sweep_runs",
+    "decomposition",
 )
 CONFIG_KEYS = (
     "design",
     "folds",
+    "repeats",
     "seeds",
     "models",
     "margin",
@@ -90,11 +112,13 @@ CONFIG_KEYS = (
     "train",
     "data",
 )
-FOLD_KEYS = ("fold", "name", "recording", "start", "n_train", "n_val", "n_test", "normalisation")
+FOLD_KEYS = ("repeat", "fold", "name", "recording", "start", "n_train", "n_val", "n_test", "normalisation")
 RUN_KEYS = (
     "model",
     "seed",
     "fold",
+    "repeat",
+    "learning_rate",
     "accuracy",
     "balanced_accuracy",
     "precision",
@@ -116,22 +140,77 @@ RECORDING_KEYS = ("label", "file", "load_hp")
 MAX_STUDY_BYTES = MAX_REOPENED_BYTES  # the CLI reads a study within the same size as the page
 
 
-def study_run(run: Mapping[str, Any], fold: int) -> dict[str, Any]:
-    """The study's record of one finished training run (core.lab.training.train's dict)."""
-    return to_plain({**{key: run[key] for key in RUN_KEYS if key != "fold"}, "fold": fold})
+PLACED = ("fold", "repeat", "learning_rate")  # what the study knows of a run that training does not
+
+
+def study_run(run: Mapping[str, Any], fold: int, repeat: int = 0, learning_rate: float | None = None) -> dict[str, Any]:
+    """The study's record of one finished training run (core.lab.training.train's dict) of this (repeat, fold),
+    trained at `learning_rate`."""
+    kept = {key: run[key] for key in RUN_KEYS if key not in PLACED}
+    return to_plain({**kept, "fold": fold, "repeat": repeat, "learning_rate": learning_rate})
+
+
+def tuning_run(run: Mapping[str, Any], fold: int, repeat: int, learning_rate: float) -> dict[str, Any]:
+    """The study's record of one --tune-lr trial: its settings and the lowest validation loss it reached."""
+    best = min(row["val_loss"] for row in run["history"])
+    kept = {key: run[key] for key in ("model", "seed", "best_epoch", "epochs", "converged")}
+    return to_plain({**kept, "repeat": repeat, "fold": fold, "learning_rate": learning_rate, "val_loss": best})
 
 
 def migrate_study(old: Any) -> Any:
-    """A study JSON of schema_version 2 as version 3 (keys renamed by core.lab.names.STUDY_KEY_RENAMES; its
-    differences were in points already); any other content comes back as it is, for the validator to accept
-    (the current version) or refuse."""
+    """A study JSON of schema_version 2 or 3 as the current version; any other content comes back as it is, for
+    the validator to accept (the current version) or refuse. 2 -> 3: keys renamed by
+    core.lab.names.STUDY_KEY_RENAMES (its differences were in points already). 3 -> 4 (`_version_3_to_4`):
+    one repeat, every number kept."""
     if (
         not isinstance(old, Mapping)
         or old.get("kind") != "study"
-        or old.get("schema_version") != MIGRATED_STUDY_VERSION
+        or old.get("schema_version") not in MIGRATED_STUDY_VERSIONS
     ):
         return old
-    return {**rename_keys(old, STUDY_KEY_RENAMES), "schema_version": STUDY_SCHEMA_VERSION}
+    study = rename_keys(old, STUDY_KEY_RENAMES) if old["schema_version"] == 2 else old
+    return _version_3_to_4(study)
+
+
+def _version_3_to_4(old: Mapping[str, Any]) -> dict[str, Any]:
+    """Version 3 as version 4: repeat 0 on every run and fold, each run's learning_rate (its tuned rate if the
+    study tuned, else config.train's), primary marked on the first comparison (B vs A then, unadjusted), the
+    fields version 3 did not compute null, no tuning or sweep runs kept, no decomposition."""
+    config = {**old["config"], "repeats": 1}
+    tuned = config.get("tuned_learning_rates")
+    if isinstance(tuned, Mapping):
+        config["tuned_learning_rates"] = {"0": tuned}
+    default_rate = (config.get("train") or {}).get("learning_rate")
+
+    def rate(run: Mapping[str, Any]) -> Any:
+        if isinstance(tuned, Mapping):
+            return (tuned.get(str(run.get("fold"))) or {}).get(run.get("model"), default_rate)
+        return default_rate
+
+    runs = [{**run, "repeat": 0, "learning_rate": rate(run)} for run in old.get("runs", [])]
+    comparisons = [
+        {
+            **comparison,
+            "primary": i == 0,
+            "adjusted": None,
+            "ci95_independent": None,
+            "error_rate_ratio": None,
+            "leave_one_fold_out": None,
+            "by_fold": None,
+        }
+        for i, comparison in enumerate(old.get("comparisons", []))
+    ]
+    return {
+        **old,
+        "schema_version": STUDY_SCHEMA_VERSION,
+        "config": config,
+        "folds": [{"repeat": 0, **fold} for fold in old.get("folds", [])],
+        "runs": runs,
+        "comparisons": comparisons,
+        "tuning_runs": [],
+        "sweep_runs": [],
+        "decomposition": None,
+    }
 
 
 def check_study_version(study: Any) -> None:
@@ -143,8 +222,8 @@ def check_study_version(study: Any) -> None:
     if version != STUDY_SCHEMA_VERSION:
         raise ValueError(
             f"invalid study JSON: schema_version {version!r}, but this PE Lab reads study schema_version "
-            f"{STUDY_SCHEMA_VERSION} (and {MIGRATED_STUDY_VERSION}, migrated) only. Re-run the study with the "
-            f"command in its config."
+            f"{STUDY_SCHEMA_VERSION} (and {', '.join(map(str, MIGRATED_STUDY_VERSIONS))}, migrated) only. Re-run the "
+            f"study with the command in its config."
         )
 
 
@@ -174,18 +253,27 @@ def _validate(study: Any) -> None:
         require(recording["file"] is None or is_text(recording["file"], MAX_TEXT_CHARS), f"{where}.file must be a name")
         check_optional_number(f"{where}.load_hp", recording["load_hp"])
     require(isinstance(study["folds"], list) and study["folds"], "folds must be a non-empty list")
-    folds: dict[int, int] = {}
+    folds: dict[tuple[int, int], int] = {}
     for i, fold in enumerate(study["folds"]):
         _check_fold(f"folds[{i}]", fold, len(recordings))
-        require(fold["fold"] not in folds, f"folds[{i}].fold repeats fold {fold['fold']}")
-        folds[fold["fold"]] = fold["n_test"]
+        key = (fold["repeat"], fold["fold"])
+        require(key not in folds, f"folds[{i}] repeats fold {fold['fold']} of repeat {fold['repeat']}")
+        folds[key] = fold["n_test"]
     require(isinstance(study["runs"], list) and study["runs"], "runs must be a non-empty list")
     for i, run in enumerate(study["runs"]):
         _check_run(f"runs[{i}]", run, len(names), folds)
+    require(isinstance(study["sweep_runs"], list), "sweep_runs must be a list")
+    for i, run in enumerate(study["sweep_runs"]):
+        _check_run(f"sweep_runs[{i}]", run, len(names), folds)
+    check_tuning_runs(study["tuning_runs"], folds)
     models = {run["model"] for run in study["runs"]}
     require(isinstance(study["comparisons"], list), "comparisons must be a list")
     for i, comparison in enumerate(study["comparisons"]):
         _check_comparison(f"comparisons[{i}]", comparison)
+        check_comparison_v4(f"comparisons[{i}]", comparison)
+    primaries = sum(comparison["primary"] for comparison in study["comparisons"])
+    require(not study["comparisons"] or primaries == 1, f"exactly one comparison must be primary, got {primaries}")
+    check_decomposition(study["decomposition"])
     check_order_summary("order_summary", study["order_summary"], models)
     require(isinstance(study["profiles"], dict) and set(study["profiles"]) <= models, "profiles must name models run")
     for model, profile in study["profiles"].items():
@@ -208,7 +296,9 @@ def _check_config(config: Any) -> None:
     require(is_text(config["design"], MAX_TEXT_CHARS), "config.design must be the name of a design")
     for key in ("population", "command", "git_commit"):
         require(isinstance(config[key], str), f"config.{key} must be a string")
-    require(is_int(config["folds"]) and config["folds"] >= 1, "config.folds must be a positive integer")
+    for key in ("folds", "repeats"):
+        require(is_int(config[key]) and config[key] >= 1, f"config.{key} must be a positive integer")
+    check_tuned_rates(config.get("tuned_learning_rates", {}))
     for key in ("window", "stride"):
         require(is_int(config[key]) and config[key] >= 1, f"config.{key} must be a positive integer")
     require(
@@ -232,6 +322,7 @@ def _check_config(config: Any) -> None:
 def _check_fold(where: str, fold: Any, n_recordings: int) -> None:
     check_keys(where, fold, FOLD_KEYS)
     require(is_int(fold["fold"]), f"{where}.fold must be an integer")
+    require(is_int(fold["repeat"]) and fold["repeat"] >= 0, f"{where}.repeat must be a non-negative integer")
     require(is_text(fold["name"], MAX_TEXT_CHARS), f"{where}.name must be a name")
     n = fold["n_test"]
     require(
@@ -270,11 +361,13 @@ def _check_comparison(where: str, comparison: Any) -> None:
     require(is_text(comparison["sentence"]), f"{where}.sentence is empty")
 
 
-def _check_run(where: str, run: Any, n_classes: int, folds: Mapping[int, int]) -> None:
+def _check_run(where: str, run: Any, n_classes: int, folds: Mapping[tuple[int, int], int]) -> None:
     check_keys(where, run, RUN_KEYS)
     require(is_text(run["model"], MAX_TEXT_CHARS), f"{where}.model must be a model name")
     require(is_int(run["seed"]), f"{where}.seed must be an integer")
-    require(is_int(run["fold"]) and run["fold"] in folds, f"{where}.fold must name a fold")
+    require(is_int(run["repeat"]), f"{where}.repeat must be an integer")
+    require(is_int(run["fold"]) and (run["repeat"], run["fold"]) in folds, f"{where}.fold must name a fold")
+    check_rate(f"{where}.learning_rate", run["learning_rate"])
     for key in ("accuracy", "balanced_accuracy", "precision", "recall", "f1"):
         require(is_number(run[key]) and 0 <= run[key] <= 1, f"{where}.{key} must be a fraction in 0..1")
     require(is_number(run["log_loss"]) and run["log_loss"] >= 0, f"{where}.log_loss must be a non-negative number")
@@ -289,7 +382,7 @@ def _check_run(where: str, run: Any, n_classes: int, folds: Mapping[int, int]) -
     check_order_test(f"{where}.order_test", run["order_test"])
     predictions = run["predictions"]
     check_keys(f"{where}.predictions", predictions, PREDICTION_KEYS)
-    n = folds[run["fold"]]
+    n = folds[(run["repeat"], run["fold"])]
     for key in PREDICTION_KEYS:
         require(
             isinstance(predictions[key], list) and len(predictions[key]) == n,

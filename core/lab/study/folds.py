@@ -3,12 +3,19 @@
     time-cv     each recording cut into K contiguous blocks; fold k tests block k, validates on block k+1
                 (cyclic) and trains on the rest. Gaps of one window length separate roles and are taken from
                 the training or validation side, never from the test block, so every window is tested
-                exactly once per seed.
+                exactly once per seed. With R repeats, repeat r shifts every block boundary of a recording by
+                r/R of a block (round(r * length / (K R)) samples), wrapping: the last block of repeat r > 0
+                is the recording's end joined to its first samples (two pieces, each keeping its own window
+                grid and gaps). The shifts are fixed, so the folds of every repeat are deterministic.
     load-out    train at every motor load but one, test on all windows at the held-out load (the classes
                 recorded at every load); validation is the last time block of each training recording.
     fault-size  a 4-class task by fault location (normal, inner race, ball, outer race): train on two fault
                 sizes, test on the third, one fold per size; the normal recordings are split in time across
                 the folds; validation as in load-out.
+
+Repeats of load-out and fault-size reuse the same folds: those folds are fixed by the data (a load, a fault
+size), so `make_folds` returns them once whatever the repeats, and a study runs one repeat of them (another
+repeat would retrain the same (fold, seed) cells to the same numbers; more seeds are the way to more runs).
 
 Normalisation (one mean, one std) is fitted on each fold's training windows only.
 """
@@ -43,6 +50,7 @@ class Fold:
     test_recording: np.ndarray  # (n_test,) index into the study's recordings
     test_start: np.ndarray  # (n_test,) first sample of each test window
     starts: dict[str, list[tuple[int, np.ndarray]]]  # per role: (recording index, window starts)
+    repeat: int = 0  # which repeat of the design's cutting (time-cv with --repeats); 0 otherwise
 
 
 # --- building blocks ---------------------------------------------------------------------------------
@@ -119,7 +127,7 @@ def _fold_windows(
     )
 
 
-def _fold(index: int, name: str, recordings, roles, labels, class_names, window, stride, design) -> Fold:
+def _fold(index: int, name: str, recordings, roles, labels, class_names, window, stride, design, repeat=0) -> Fold:
     windows = _fold_windows(recordings, roles, labels, class_names, window, stride, design)
     tests = [(i, s) for i, s in roles["test"] if s.size]
     return Fold(
@@ -129,6 +137,7 @@ def _fold(index: int, name: str, recordings, roles, labels, class_names, window,
         np.concatenate([np.full(s.size, i, dtype=np.int64) for i, s in tests]),
         np.concatenate([s for _, s in tests]),
         roles,
+        repeat,
     )
 
 
@@ -147,38 +156,63 @@ def _ordered_labels(recordings: Sequence[Recording]) -> list[str]:
 # --- the three designs --------------------------------------------------------------------------------
 
 
-def time_cv_folds(recordings: Sequence[Recording], window: int, k: int, stride: int | None = None) -> list[Fold]:
-    """K folds of contiguous time blocks of every recording (see the module docstring)."""
+Segments = list[tuple[int, int]]  # one block: its (begin, end) sample ranges (two when it wraps)
+
+
+def time_blocks(length: int, k: int, shift: int = 0) -> list[Segments]:
+    """The K blocks of a recording of `length` samples, every boundary moved `shift` samples later (0 <= shift <
+    a block), the last block wrapping from the end to the start: each block as its (begin, end) pieces."""
+    blocks = []
+    for j in range(k):
+        begin, end = length * j // k + shift, length * (j + 1) // k + shift
+        blocks.append([(begin, end)] if end <= length else [(begin, length), (0, end - length)])
+    return blocks
+
+
+def _grid(block: Segments, window: int, stride: int) -> np.ndarray:
+    return np.concatenate([_starts(a, b, window, stride) for a, b in block])
+
+
+def time_cv_folds(
+    recordings: Sequence[Recording], window: int, k: int, stride: int | None = None, repeats: int = 1
+) -> list[Fold]:
+    """K folds of contiguous time blocks of every recording, for each of `repeats` cuttings (see the module
+    docstring): repeat r's folds follow repeat r - 1's, each Fold carrying its repeat."""
     if k < 3:
         raise ValueError(f"time-cv needs at least 3 folds (test, validation and training blocks), got {k}")
+    if repeats < 1:
+        raise ValueError(f"a study needs at least one repeat, got {repeats}")
     stride = stride or window
     _check_rates(recordings)
-    class_names = _ordered_labels(recordings)
-    labels = [class_names.index(r.label) for r in recordings]
-    blocks = []  # per recording: the (begin, end) sample range of each block
     for recording in recordings:
-        bounds = [len(recording.signal) * j // k for j in range(k + 1)]
-        if min(np.diff(bounds)) < 3 * window:
+        if len(recording.signal) // k < 3 * window:
             raise DataError(
                 f"{_name(recording)} has {len(recording.signal)} samples: too short for {k} time blocks of at least "
                 f"three {window}-sample windows each (a test window, and a gap on each side of the others). "
                 f"Use fewer folds or a smaller window."
             )
-        blocks.append([(bounds[j], bounds[j + 1]) for j in range(k)])
+    return [
+        fold for repeat in range(repeats) for fold in _time_cv_repeat(recordings, window, k, stride, repeat, repeats)
+    ]
+
+
+def _time_cv_repeat(recordings: Sequence[Recording], window: int, k: int, stride: int, repeat: int, repeats: int):
+    class_names = _ordered_labels(recordings)
+    labels = [class_names.index(r.label) for r in recordings]
+    # per recording: each block's pieces, every boundary moved by repeat / repeats of a block
+    blocks = [time_blocks(len(r.signal), k, round(repeat * len(r.signal) / (k * repeats))) for r in recordings]
     folds = []
     for fold in range(k):
         val_block = (fold + 1) % k
         roles: dict[str, list[tuple[int, np.ndarray]]] = {role: [] for role in ROLES}
         for i, recording_blocks in enumerate(blocks):
-            test = recording_blocks[fold]
-            val = recording_blocks[val_block]
-            roles["test"].append((i, _starts(*test, window, stride)))
-            roles["val"].append((i, _clear_of(_starts(*val, window, stride), window, [test], window)))
-            train = [_starts(*b, window, stride) for j, b in enumerate(recording_blocks) if j not in (fold, val_block)]
-            roles["train"].append((i, _clear_of(np.concatenate(train), window, [test, val], window)))
-        folds.append(
-            _fold(fold, f"block {fold + 1} of {k}", recordings, roles, labels, class_names, window, stride, "time-cv")
-        )
+            test, val = recording_blocks[fold], recording_blocks[val_block]
+            roles["test"].append((i, _grid(test, window, stride)))
+            roles["val"].append((i, _clear_of(_grid(val, window, stride), window, test, window)))
+            train = [_grid(b, window, stride) for j, b in enumerate(recording_blocks) if j not in (fold, val_block)]
+            roles["train"].append((i, _clear_of(np.concatenate(train), window, [*test, *val], window)))
+        name = f"block {fold + 1} of {k}" + (f", repeat {repeat + 1}" if repeat else "")
+        folds.append(_fold(fold, name, recordings, roles, labels, class_names, window, stride, "time-cv", repeat))
     return folds
 
 
@@ -256,11 +290,17 @@ def fault_size_folds(recordings: Sequence[Recording], window: int, stride: int |
 
 
 def make_folds(
-    design: str, recordings: Sequence[Recording], window: int, k: int = 5, stride: int | None = None
+    design: str,
+    recordings: Sequence[Recording],
+    window: int,
+    k: int = 5,
+    stride: int | None = None,
+    repeats: int = 1,
 ) -> list[Fold]:
-    """The folds of a study of this `design` (one of DESIGNS); `k` folds for time-cv."""
+    """The folds of a study of this `design` (one of DESIGNS); `k` folds for time-cv, each of `repeats` cuttings
+    (load-out and fault-size: their one fixed set of folds, whatever the repeats; see the module docstring)."""
     if design == "time-cv":
-        return time_cv_folds(recordings, window, k, stride)
+        return time_cv_folds(recordings, window, k, stride, repeats)
     if design == "load-out":
         return load_out_folds(recordings, window, stride)
     if design == "fault-size":

@@ -1,5 +1,7 @@
-"""Run a study: every model on every (fold, seed), through the run machinery (core.lab.runs.train_stages), then
-the comparisons. `python -m core.study` and the Fault lab's Study part both call `run_study`."""
+"""Run a study: every model on every (repeat, fold, seed), through the run machinery (core.lab.runs.train_stages),
+then the comparisons and the decomposition. `python -m core.study` and the Fault lab's Study part both call
+`run_study`. With a checkpoint (core.lab.study.checkpoint) every finished run is kept as it ends, and the same
+study started again trains only the cells it lacks."""
 
 from __future__ import annotations
 
@@ -24,20 +26,21 @@ from core.lab.probes.attention import attention_by_offset
 from core.lab.probes.order import order_summary
 from core.lab.probes.position import energy_ratio, learned_table, similarity_by_offset
 from core.lab.runs import Event, PlanStopped, Stage, StageKey, train_run, train_stages
-from core.lab.study.comparisons import STUDY_METRICS, compare_all
-from core.lab.study.contract import STUDY_SCHEMA_VERSION, study_run, validate_study
+from core.lab.study.checkpoint import Checkpoint
+from core.lab.study.comparisons import STUDY_METRICS, compare_all, decomposition
+from core.lab.study.contract import STUDY_SCHEMA_VERSION, study_run, tuning_run, validate_study
 from core.lab.study.folds import Fold, fault_location, make_folds
 from core.lab.training import TrainConfig
 from core.lab.vibration.types import Recording
 
-LR_GRID = (1e-3, 3e-3, 1e-2)  # --tune-lr: the rates tried, on the first seed, per fold and model
+LR_GRID = (1e-3, 3e-3, 1e-2)  # --tune-lr: the rates tried, on the first seed, per (repeat, fold) and model
 NUMBER_WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten"}
 
 
 @dataclass
 class StudyPlan:
-    """What a study runs: the data, the design and its folds, the models and seeds, one training config.
-    `split` is the old name of `design`, still accepted."""
+    """What a study runs: the data, the design and its folds (`repeats` cuttings of them for time-cv), the
+    models and seeds, one training config. `split` is the old name of `design`, still accepted."""
 
     recordings: Sequence[Recording] | Callable[[], Sequence[Recording]]
     design: str = "time-cv"
@@ -53,7 +56,9 @@ class StudyPlan:
     device: str | None = None
     data_settings: dict[str, Any] = field(default_factory=dict)
     command: str = ""
-    tune_lr: bool = False  # choose each (fold, model)'s learning rate among LR_GRID on the fold's validation block
+    tune_lr: bool = False  # choose each (repeat, fold, model)'s rate among LR_GRID on the fold's validation block
+    repeats: int = 1  # time-cv: cuttings with other block boundaries (core.lab.study.folds); others run one
+    checkpoint: str | Path | None = None  # a JSON-lines file of finished runs: a restarted study resumes from it
     backend: str = "local"  # or "ray" (core.lab.backends): the numbers do not change
     ray_address: str = "auto"
     split: InitVar[str | None] = None  # the old name of `design`
@@ -73,6 +78,8 @@ class StudyPlan:
             raise ValueError(f"unknown models {unknown}; choose from {', '.join(MODEL_NAMES)}")
         if self.metric not in STUDY_METRICS:
             raise ValueError(f"metric must be one of {STUDY_METRICS}, got {self.metric!r}")
+        if not (isinstance(self.repeats, int) and self.repeats >= 1):
+            raise ValueError(f"a study needs at least one repeat, got {self.repeats}")
         if not self.margin > 0:
             raise ValueError(f"the equivalence margin must be positive (points), got {self.margin}")
         check_model_settings(self.models, self.window, self.config.model)
@@ -85,10 +92,30 @@ class StudyPlan:
             return len({r.meta.get("load_hp") for r in self.recordings})
         return len({fault_location(r.label)[1] for r in self.recordings} - {None})
 
+    def repeat_count(self) -> int:
+        """Repeats this study runs: `repeats` for time-cv; 1 for load-out and fault-size, whose folds are fixed by
+        the data (another repeat would retrain the same cells to the same numbers)."""
+        return self.repeats if self.design == "time-cv" else 1
+
     def run_count(self) -> int:
         """Training runs in all, the learning-rate trials of --tune-lr included."""
         trials = len(LR_GRID) if self.tune_lr else 0
-        return len(self.models) * (len(self.seeds) + trials) * self.fold_count()
+        return len(self.models) * (len(self.seeds) + trials) * self.fold_count() * self.repeat_count()
+
+    def identity(self) -> dict[str, Any]:
+        """What decides a study's runs: a checkpoint written for other settings is refused."""
+        return {
+            "design": self.design,
+            "folds": self.folds,
+            "repeats": self.repeat_count(),
+            "seeds": self.seeds,
+            "models": self.models,
+            "window": self.window,
+            "stride": self.stride,
+            "train": self.config.to_dict(),
+            "data": self.data_settings,
+            "tune_lr": self.tune_lr,
+        }
 
 
 def reanalyse(study: dict[str, Any], metric: str | None = None, margin: float | None = None) -> dict[str, Any]:
@@ -97,11 +124,13 @@ def reanalyse(study: dict[str, Any], metric: str | None = None, margin: float | 
     config = dict(study["config"])
     config["metric"] = metric or config["metric"]
     config["margin"] = float(margin if margin is not None else config["margin"])
-    n_windows = sum(fold["n_test"] for fold in study["folds"])
-    used = len({i for fold in study["folds"] for i in fold["recording"]})  # every recording is tested in some fold
+    first = [fold for fold in study["folds"] if fold["repeat"] == 0]  # a repeat tests the same windows again
+    n_windows = sum(fold["n_test"] for fold in first)
+    used = len({i for fold in first for i in fold["recording"]})  # every recording is tested in some fold
     config["population"] = population(config["design"], config["data"].get("dataset", ""), used, n_windows)
     again = {**study, "config": config}
     again["comparisons"] = compare_all(again, config["metric"], config["margin"])
+    again["decomposition"] = decomposition(again, config["metric"])
     validate_study(again)
     return again
 
@@ -133,47 +162,76 @@ def environment() -> dict[str, Any]:
 def run_study(
     plan: StudyPlan, progress: Callable[[Event], None] | None = None, should_stop: Callable[[], bool] | None = None
 ) -> dict[str, Any]:
-    """Train every (fold, seed, model) and return the study JSON (core.lab.study.contract), comparisons included.
-    A stop raises core.lab.experiment.plan.PlanStopped carrying None (a study is only compared whole)."""
+    """Train every (repeat, fold, seed, model) and return the study JSON (core.lab.study.contract), comparisons
+    included. A stop raises core.lab.experiment.plan.PlanStopped carrying None (a study is only compared whole);
+    with plan.checkpoint, the runs finished before it are kept there for the next start."""
     emit = progress or (lambda event: None)
     recordings = list(plan.recordings() if callable(plan.recordings) else plan.recordings)
-    folds = make_folds(plan.design, recordings, plan.window, plan.folds, plan.stride)
-
-    profiles: dict[str, dict[str, Any]] = {}
+    folds = make_folds(plan.design, recordings, plan.window, plan.folds, plan.stride, plan.repeat_count())
     runner = backend(plan.backend, plan.ray_address)
     trainer = None if runner is None else runner.train
+    store = None if plan.checkpoint is None else Checkpoint(plan.checkpoint, plan.identity())
 
-    def train_one(stage: Stage, seed: int, model: str, stop: Callable[[], bool] | None) -> dict[str, Any]:
-        fold = stage.key.variant[0] if plan.tune_lr else stage.key.variant
-        probe = fold == folds[0].index and seed == plan.seeds[0] and model in TRANSFORMER_VARIANTS
-        run = train_run(stage, seed, model, stop, plan.device, emit, keep_weights=probe, trainer=trainer)
-        if probe:
-            profiles[model] = probe_profile(stage, model, run.pop("weights"), fold, seed)
-        return study_run(run, fold)
-
-    tuned = tune_learning_rates(plan, folds, emit, should_stop, trainer) if plan.tune_lr else None
-    if tuned is None:
-        stages = [Stage(StageKey("fold", f.index, f.name), f.windows, plan.models, plan.config) for f in folds]
-    else:  # one stage per (fold, model), each at its chosen rate
+    tuning: list[dict[str, Any]] = []
+    tuned = None
+    if plan.tune_lr:
+        tuned, tuning = tune_learning_rates(plan, folds, emit, should_stop, trainer, store)
+    if tuned is None:  # one stage per (repeat, fold): its models side by side
+        stages = [
+            Stage(StageKey("fold", (f.repeat, f.index), f.name), f.windows, plan.models, plan.config) for f in folds
+        ]
+    else:  # one stage per (repeat, fold, model), each at its chosen rate
         stages = [
             Stage(
-                StageKey("fold", (f.index, m), f"{f.name}, {m}"),
+                StageKey("fold", (f.repeat, f.index, m), f"{f.name}, {m}"),
                 f.windows,
                 [m],
-                _at_rate(plan.config, tuned[f.index][m]),
+                _at_rate(plan.config, tuned[(f.repeat, f.index)][m]),
             )
             for f in folds
             for m in plan.models
         ]
+    profiles: dict[str, dict[str, Any]] = {}
+    train_one = _final_run(plan, folds[0], emit, trainer, store, profiles)
     runs, stopped = train_stages(stages, plan.seeds, train_one, plan.workers, plan.device, emit, should_stop)
     if stopped:
         raise PlanStopped(None)
     finished = list(itertools.chain.from_iterable(runs.values()))
-    study = build_study(
-        plan, recordings, folds, finished, tuned, {m: profiles[m] for m in plan.models if m in profiles}
-    )
+    kept = {m: profiles[m] for m in plan.models if m in profiles}
+    study = build_study(plan, recordings, folds, finished, tuned, kept, tuning)
     validate_study(study)
     return study
+
+
+def _final_run(
+    plan: StudyPlan,
+    first: Fold,
+    emit: Callable[[Event], None],
+    trainer: Callable[..., dict[str, Any]] | None,
+    store: Checkpoint | None,
+    profiles: dict[str, dict[str, Any]],
+) -> Callable[[Stage, int, str, Callable[[], bool] | None], dict[str, Any]]:
+    """The study's train_one: a run of (repeat, fold, model) at its stage's rate, taken from the checkpoint when
+    it finished before, else trained (and checkpointed); the first seed's run on the first fold keeps a profile."""
+
+    def train_one(stage: Stage, seed: int, model: str, stop: Callable[[], bool] | None) -> dict[str, Any]:
+        repeat, fold = stage.key.variant[:2]
+        key = (repeat, fold, seed, model)
+        probe = (repeat, fold, seed) == (first.repeat, first.index, plan.seeds[0]) and model in TRANSFORMER_VARIANTS
+        done = None if store is None else store.get("run", key)
+        if done is not None:
+            if done["profile"] is not None:
+                profiles[model] = done["profile"]
+            return done["record"]
+        run = train_run(stage, seed, model, stop, plan.device, emit, keep_weights=probe, trainer=trainer)
+        if probe:
+            profiles[model] = probe_profile(stage, model, run.pop("weights"), fold, seed)
+        record = study_run(run, fold, repeat, stage.config.learning_rate)
+        if store is not None:
+            store.put("run", key, record, profiles.get(model) if probe else None)
+        return record
+
+    return train_one
 
 
 def probe_profile(stage: Stage, model_name: str, weights: dict[str, Any], fold: int, seed: int) -> dict[str, Any]:
@@ -203,12 +261,14 @@ def tune_learning_rates(
     emit: Callable[[Event], None],
     should_stop: Callable[[], bool] | None,
     trainer: Callable[..., dict[str, Any]] | None = None,
-) -> dict[int, dict[str, float]]:
-    """Per fold and model, the rate of LR_GRID whose run on the first seed reached the lowest validation loss
-    on that fold's validation block (never its test block)."""
+    store: Checkpoint | None = None,
+) -> tuple[dict[tuple[int, int], dict[str, float]], list[dict[str, Any]]]:
+    """Per (repeat, fold) and model, the rate of LR_GRID whose run on the first seed reached the lowest
+    validation loss on that fold's validation block (never its test block), reused for every seed; and the
+    trials' records (core.lab.study.contract.tuning_run), in plan order."""
     stages = [
         Stage(
-            StageKey("lr trial", (f.index, rate), f"{f.name}, rate {rate:g}"),
+            StageKey("lr trial", (f.repeat, f.index, rate), f"{f.name}, rate {rate:g}"),
             f.windows,
             plan.models,
             _at_rate(plan.config, rate),
@@ -218,19 +278,49 @@ def tune_learning_rates(
     ]
 
     def trial(stage: Stage, seed: int, model: str, stop: Callable[[], bool] | None) -> dict[str, Any]:
-        return train_run(stage, seed, model, stop, plan.device, emit, trainer=trainer)
+        repeat, fold, rate = stage.key.variant
+        key = (repeat, fold, seed, model, rate)
+        done = None if store is None else store.get("tuning", key)
+        if done is not None:
+            return done["record"]
+        record = tuning_run(train_run(stage, seed, model, stop, plan.device, emit, trainer=trainer), fold, repeat, rate)
+        if store is not None:
+            store.put("tuning", key, record)
+        return record
 
     runs, stopped = train_stages(stages, plan.seeds[:1], trial, plan.workers, plan.device, emit, should_stop)
     if stopped:
         raise PlanStopped(None)
-    best: dict[int, dict[str, tuple[float, float]]] = {}
-    for stage in stages:
-        fold, rate = stage.key.variant
-        for run in runs[stage.key]:
-            loss = min(row["val_loss"] for row in run["history"])
-            if run["model"] not in best.setdefault(fold, {}) or loss < best[fold][run["model"]][0]:
-                best[fold][run["model"]] = (loss, rate)
-    return {fold: {model: rate for model, (_, rate) in by_model.items()} for fold, by_model in best.items()}
+    trials = list(itertools.chain.from_iterable(runs.values()))
+    best: dict[tuple[int, int], dict[str, tuple[float, float]]] = {}
+    for run in trials:
+        by_model = best.setdefault((run["repeat"], run["fold"]), {})
+        if run["model"] not in by_model or run["val_loss"] < by_model[run["model"]][0]:
+            by_model[run["model"]] = (run["val_loss"], run["learning_rate"])
+    return {cell: {m: rate for m, (_, rate) in by_model.items()} for cell, by_model in best.items()}, trials
+
+
+def fold_record(fold: Fold) -> dict[str, Any]:
+    """The study JSON's record of one fold: where its test windows come from, its sizes, its normalisation."""
+    return {
+        "repeat": fold.repeat,
+        "fold": fold.index,
+        "name": fold.name,
+        "recording": fold.test_recording,
+        "start": fold.test_start,
+        "n_train": len(fold.windows.x_train),
+        "n_val": len(fold.windows.x_val),
+        "n_test": len(fold.windows.x_test),
+        "normalisation": {"mean": fold.windows.mean, "std": fold.windows.std},
+    }
+
+
+def nested_rates(tuned: dict[tuple[int, int], dict[str, float]]) -> dict[str, dict[str, dict[str, float]]]:
+    """{(repeat, fold): {model: rate}} as the JSON's {repeat: {fold: {model: rate}}}."""
+    nested: dict[str, dict[str, dict[str, float]]] = {}
+    for (repeat, fold), rates in tuned.items():
+        nested.setdefault(str(repeat), {})[str(fold)] = rates
+    return nested
 
 
 def build_study(
@@ -238,16 +328,19 @@ def build_study(
     recordings: Sequence[Recording],
     folds: Sequence[Fold],
     runs: list[dict],
-    tuned: dict[int, dict[str, float]] | None = None,
+    tuned: dict[tuple[int, int], dict[str, float]] | None = None,
     profiles: dict[str, dict[str, Any]] | None = None,
+    tuning: list[dict[str, Any]] | None = None,
 ) -> dict:
-    """The study JSON of finished runs, its comparisons included (run_study validates it)."""
-    n_windows = sum(len(fold.windows.x_test) for fold in folds)
-    used = {i for fold in folds for starts in fold.starts.values() for i, s in starts if s.size}
+    """The study JSON of finished runs, its comparisons and decomposition included (run_study validates it)."""
+    first = [fold for fold in folds if fold.repeat == 0]  # a repeat tests the same windows again
+    n_windows = sum(len(fold.windows.x_test) for fold in first)
+    used = {i for fold in first for starts in fold.starts.values() for i, s in starts if s.size}
     dataset = plan.data_settings.get("dataset", "")
     config = {
         "design": plan.design,
-        "folds": len(folds),
+        "folds": len(first),
+        "repeats": len(folds) // len(first),
         "seeds": plan.seeds,
         "models": plan.models,
         "margin": float(plan.margin),
@@ -262,7 +355,7 @@ def build_study(
         "data": dict(plan.data_settings),
     }
     if tuned is not None:
-        config["tuned_learning_rates"] = {str(fold): rates for fold, rates in tuned.items()}
+        config["tuned_learning_rates"] = nested_rates(tuned)
     study = {
         "schema_version": STUDY_SCHEMA_VERSION,
         "kind": "study",
@@ -271,24 +364,16 @@ def build_study(
         "recordings": [
             {"label": r.label, "file": r.meta.get("file"), "load_hp": r.meta.get("load_hp")} for r in recordings
         ],
-        "folds": [
-            {
-                "fold": fold.index,
-                "name": fold.name,
-                "recording": fold.test_recording,
-                "start": fold.test_start,
-                "n_train": len(fold.windows.x_train),
-                "n_val": len(fold.windows.x_val),
-                "n_test": len(fold.windows.x_test),
-                "normalisation": {"mean": fold.windows.mean, "std": fold.windows.std},
-            }
-            for fold in folds
-        ],
+        "folds": [fold_record(fold) for fold in folds],
         "runs": runs,
         "comparisons": [],
         "order_summary": order_summary(runs),
         "profiles": profiles or {},
+        "tuning_runs": tuning or [],
+        "sweep_runs": [],
+        "decomposition": None,
     }
     study = to_plain(study)
     study["comparisons"] = compare_all(study, plan.metric, plan.margin)
+    study["decomposition"] = decomposition(study, plan.metric)
     return study

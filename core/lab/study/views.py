@@ -1,5 +1,6 @@
 """Tables a study's figures are drawn from (and offered as CSV): accuracy per fold, the paired differences,
-pooled confusion matrices, the CI half-width other designs would give, and a study's expected duration."""
+pooled confusion matrices, the CI half-width other designs would give, and a study's expected duration.
+Folds are (repeat, fold) pairs throughout: a study of R repeats shows R K folds."""
 
 from __future__ import annotations
 
@@ -11,33 +12,39 @@ import pandas as pd
 from scipy import stats
 
 from core.lab.stats.intervals import paired_interval
-from core.lab.study.comparisons import differences
+from core.lab.study.comparisons import ARTICLE, cell_differences, differences, primary_comparison
 
 # training windows per second of one run on one CPU thread, validation passes included, for 1024-sample
 # windows (the shipped CWRU 0 HP time-cv study, two runs side by side: median 4,960 for A, 4,740 for B);
 # shorter windows go proportionally faster
 
 
+def _fold_names(study: Mapping[str, Any]) -> dict[tuple[int, int], str]:
+    return {(fold["repeat"], fold["fold"]): fold["name"] for fold in study["folds"]}
+
+
 def fold_scores(study: Mapping[str, Any], metric: str = "accuracy") -> pd.DataFrame:
-    """Rows: models; columns: folds (by name); cells: the metric in % averaged over seeds."""
-    names = {fold["fold"]: fold["name"] for fold in study["folds"]}
+    """Rows: models; columns: folds (by name, repeat by repeat); cells: the metric in % averaged over seeds."""
+    names = _fold_names(study)
     frame = pd.DataFrame(
-        [{"model": r["model"], "fold": names[r["fold"]], "value": 100 * r[metric]} for r in study["runs"]]
+        [
+            {"model": r["model"], "fold": names[(r["repeat"], r["fold"])], "value": 100 * r[metric]}
+            for r in study["runs"]
+        ]
     )
     table = frame.pivot_table(index="model", columns="fold", values="value", aggfunc="mean", sort=False)
     return table.loc[list(dict.fromkeys(frame["model"])), [names[k] for k in sorted(names)]]
 
 
 def paired_frame(study: Mapping[str, Any], a: str, b: str, metric: str = "accuracy") -> pd.DataFrame:
-    """One row per (fold, seed): metric(b) - metric(a) in points."""
-    table = differences(study, a, b, metric)
-    folds = sorted({run["fold"] for run in study["runs"] if run["model"] in (a, b)})
-    seeds = sorted({run["seed"] for run in study["runs"] if run["model"] in (a, b)})
-    names = {fold["fold"]: fold["name"] for fold in study["folds"]}
+    """One row per (repeat, fold, seed): metric(b) - metric(a) in points, the fold by its name."""
+    cells, keys, seeds = cell_differences(study, a, b, metric)
+    names = _fold_names(study)
+    table = cells.reshape(len(keys), len(seeds))
     return pd.DataFrame(
         [
-            {"fold": names[f], "seed": s, "difference": table[i, j]}
-            for i, f in enumerate(folds)
+            {"fold": names[key], "repeat": key[0], "seed": s, "difference": table[i, j]}
+            for i, key in enumerate(keys)
             for j, s in enumerate(seeds)
         ]
     )
@@ -75,11 +82,13 @@ def half_widths(
 
 
 def primary_by_metric(study: Mapping[str, Any], margin: float | None = None) -> pd.DataFrame:
-    """B vs A on every study metric: accuracy beside balanced accuracy and macro-F1 (classes can be unbalanced,
-    as in fault-size) and log loss (lower is better)."""
-    from core.lab.study.comparisons import PRIMARY, STUDY_METRICS, compare, comparisons_table
+    """The primary comparison (B vs B-noPE; B vs A in a study of version 3 or without B-noPE) on every study
+    metric: accuracy beside balanced accuracy and macro-F1 (classes can be unbalanced, as in fault-size) and log
+    loss (lower is better)."""
+    from core.lab.study.comparisons import STUDY_METRICS, compare, comparisons_table
 
-    a, b = PRIMARY
+    primary = primary_comparison(study)
+    a, b = ARTICLE if primary is None else (primary["a"], primary["b"])
     margin = study["config"]["margin"] if margin is None else margin
     return comparisons_table([compare(study, a, b, metric, margin) for metric in STUDY_METRICS])
 

@@ -1,0 +1,101 @@
+"""The checks of what version 4 of the study JSON added (core.lab.study.contract calls them): the learning
+rates, the --tune-lr trials, a comparison's new fields and the decomposition. Each raises ValueError naming the
+first place that breaks the contract."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from core.lab.contract import check_interval, check_keys, check_optional_number, is_int, is_number, is_text, require
+
+TUNING_KEYS = ("model", "seed", "repeat", "fold", "learning_rate", "val_loss", "best_epoch", "epochs", "converged")
+LEAVE_ONE_OUT_KEYS = ("repeat", "fold", "diff", "ci95")
+BY_FOLD_KEYS = ("repeat", "fold", "name", "diff", "sd")
+PART_KEYS = ("a", "b", "diff", "ci95")
+DECOMPOSITION_KEYS = ("metric", "embedding", "encoding", "total")
+
+
+def check_rate(where: str, rate: Any) -> None:
+    """A learning rate: a positive number."""
+    require(is_number(rate) and rate > 0, f"{where} must be a positive number")
+
+
+def check_tuned_rates(tuned: Any) -> None:
+    """config.tuned_learning_rates: {repeat: {fold: {model: rate}}}, repeats and folds as decimal strings."""
+    require(isinstance(tuned, dict), "config.tuned_learning_rates must be an object")
+    for repeat, folds in tuned.items():
+        require(
+            repeat.isdigit() and isinstance(folds, dict), "config.tuned_learning_rates must be {repeat: {fold: ...}}"
+        )
+        for fold, rates in folds.items():
+            where = f"config.tuned_learning_rates[{repeat}][{fold}]"
+            require(fold.isdigit() and isinstance(rates, dict), f"{where} must be {{model: rate}}")
+            for model, rate in rates.items():
+                check_rate(f"{where}[{model!r}]", rate)
+
+
+def check_tuning_runs(runs: Any, folds: Mapping[tuple[int, int], int]) -> None:
+    """tuning_runs: per trial its model, seed, (repeat, fold) of the study, rate, best validation loss, epochs."""
+    require(isinstance(runs, list), "tuning_runs must be a list")
+    for i, run in enumerate(runs):
+        where = f"tuning_runs[{i}]"
+        check_keys(where, run, TUNING_KEYS)
+        require(is_text(run["model"]), f"{where}.model must be a model name")
+        require(all(is_int(run[key]) for key in ("seed", "repeat", "fold")), f"{where}.seed, .repeat, .fold: integers")
+        require((run["repeat"], run["fold"]) in folds, f"{where}.repeat and .fold must name a fold")
+        check_rate(f"{where}.learning_rate", run["learning_rate"])
+        require(is_number(run["val_loss"]) and run["val_loss"] >= 0, f"{where}.val_loss must be a number >= 0")
+        require(is_int(run["epochs"]) and run["epochs"] >= 0, f"{where}.epochs must be a non-negative integer")
+        require(
+            is_int(run["best_epoch"]) and 0 <= run["best_epoch"] <= run["epochs"], f"{where}.best_epoch out of range"
+        )
+        require(isinstance(run["converged"], bool), f"{where}.converged must be true or false")
+
+
+def _check_diff_and_interval(where: str, row: Any) -> None:
+    require(is_number(row["diff"]), f"{where}.diff must be a number")
+    check_interval(f"{where}.ci95", row["ci95"])
+    ci = row["ci95"]
+    require(ci is None or ci[0] <= row["diff"] <= ci[1], f"{where}.ci95 must be [low, high] around diff")
+
+
+def check_comparison_v4(where: str, comparison: Mapping[str, Any]) -> None:
+    """A comparison's version-4 fields (its keys are checked by the contract already)."""
+    require(isinstance(comparison["primary"], bool), f"{where}.primary must be true or false")
+    require(comparison["adjusted"] in (None, "bonferroni"), f"{where}.adjusted must be null or 'bonferroni'")
+    require(not (comparison["primary"] and comparison["adjusted"]), f"{where}: the primary is never adjusted")
+    ci = comparison["ci95_independent"]
+    check_interval(f"{where}.ci95_independent", ci)
+    require(ci is None or ci[0] <= comparison["diff"] <= ci[1], f"{where}.ci95_independent must lie around diff")
+    check_optional_number(f"{where}.error_rate_ratio", comparison["error_rate_ratio"])
+    ratio = comparison["error_rate_ratio"]
+    require(ratio is None or ratio >= 0, f"{where}.error_rate_ratio must be >= 0")
+    table = comparison["leave_one_fold_out"]
+    require(table is None or isinstance(table, list), f"{where}.leave_one_fold_out must be null or a list")
+    for i, row in enumerate(table or []):
+        check_keys(f"{where}.leave_one_fold_out[{i}]", row, LEAVE_ONE_OUT_KEYS)
+        require(is_int(row["repeat"]) and is_int(row["fold"]), f"{where}.leave_one_fold_out[{i}]: integer keys")
+        if row["diff"] is not None:
+            _check_diff_and_interval(f"{where}.leave_one_fold_out[{i}]", row)
+    rows = comparison["by_fold"]
+    require(rows is None or isinstance(rows, list), f"{where}.by_fold must be null or a list")
+    for i, row in enumerate(rows or []):
+        at = f"{where}.by_fold[{i}]"
+        check_keys(at, row, BY_FOLD_KEYS)
+        require(is_int(row["repeat"]) and is_int(row["fold"]) and is_text(row["name"]), f"{at}: repeat, fold, name")
+        require(is_number(row["diff"]), f"{at}.diff must be a number")
+        check_optional_number(f"{at}.sd", row["sd"])
+
+
+def check_decomposition(decomposition: Any) -> None:
+    """null, or {metric, embedding, encoding, total}, each part {a, b, diff, ci95}."""
+    if decomposition is None:
+        return
+    check_keys("decomposition", decomposition, DECOMPOSITION_KEYS)
+    require(is_text(decomposition["metric"]), "decomposition.metric must be a metric name")
+    for part in DECOMPOSITION_KEYS[1:]:
+        where = f"decomposition.{part}"
+        check_keys(where, decomposition[part], PART_KEYS)
+        require(is_text(decomposition[part]["a"]) and is_text(decomposition[part]["b"]), f"{where}: model names")
+        _check_diff_and_interval(where, decomposition[part])
