@@ -27,11 +27,17 @@ from core.lab.report import format_number
 from core.lab.vibration.rates import to_lowest_rate
 from core.lab.vibration.types import DataError, Recording
 
-DATASETS = ("synthetic", "cwru", "seu", "csv")
+DATASETS = ("synthetic", "cwru", "seu", "csv", "order_control", "spectraquest")
 # the shared data folder sits beside the repository: <repo>/../shared/data
 SHARED_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
-DEFAULT_DATA_DIRS = {"cwru": SHARED_DATA / "cwru", "seu": SHARED_DATA / "seu"}
-DEFAULT_CHANNELS: dict[str, str | int] = {"cwru": "DE", "seu": 2}
+DEFAULT_DATA_DIRS = {name: SHARED_DATA / name for name in ("cwru", "seu", "spectraquest")}
+DEFAULT_CHANNELS: dict[str, str | int] = {"cwru": "DE", "seu": 2, "spectraquest": "a2"}
+# the loads read when none are given: 0 HP, except SpectraQuest: all ten of its loads (percent), a fold each
+DEFAULT_LOADS: dict[str, tuple[int, ...]] = {"spectraquest": tuple(range(0, 100, 10))}
+WITH_LOADS = ("cwru", "synthetic", "spectraquest")
+WITH_CHANNEL = ("cwru", "seu", "spectraquest")
+WITH_RATE = ("csv", "seu", "spectraquest")  # the sets whose sample rate can be given
+SYNTHETIC = ("synthetic", "order_control")  # generated: a seed and a duration
 SYNTHETIC_SECONDS = 10.0
 DEFAULT_SEU_CONDITION = "20_0"
 FILE_CHOICES = ("label", "channel", "sample_rate", "variable", "interpretation")
@@ -67,18 +73,21 @@ class DataSpec:
 
     dataset: str = "synthetic"
     data_seed: int = 0  # the synthetic set's seed (and the random windowing's, unless split_seed is given)
-    loads: tuple[int, ...] = (0,)  # motor loads in HP (synthetic, CWRU)
-    synthetic_duration_s: float = SYNTHETIC_SECONDS
-    folder: str | None = None  # CWRU or SEU folder; None: the shared data folder
-    channel: str | int | None = None  # CWRU "DE" / "FE" / "BA", SEU 1-8; None: the dataset's default
+    loads: tuple[int, ...] | None = None  # motor loads in HP (synthetic, CWRU), percent (SpectraQuest); None: default
+    synthetic_duration_s: float = SYNTHETIC_SECONDS  # seconds per class (synthetic, order control)
+    folder: str | None = None  # CWRU, SEU or SpectraQuest folder; None: the shared data folder
+    channel: str | int | None = None  # CWRU "DE"/"FE"/"BA", SEU 1-8, SpectraQuest a1-a4; None: the default
     seu_condition: str = DEFAULT_SEU_CONDITION
     sample_rate_override: float | None = None  # Hz, for CSV (over a time column) and SEU
     files: tuple[FileRef, ...] = field(default_factory=tuple)  # uploaded CSVs or CWRU .mat files
+    order_classes: int = 4  # the order control's classes
+    order_patch: int = 32  # the order control's patch in samples: train with the same model patch
 
     def __post_init__(self) -> None:
         if self.dataset not in DATASETS:
             raise ValueError(f"dataset must be one of {DATASETS}, got {self.dataset!r}")
-        object.__setattr__(self, "loads", tuple(int(load) for load in self.loads))
+        loads = DEFAULT_LOADS.get(self.dataset, (0,)) if self.loads is None else self.loads
+        object.__setattr__(self, "loads", tuple(int(load) for load in loads))
         object.__setattr__(self, "files", tuple(self.files))
         if self.channel is None and self.dataset in DEFAULT_CHANNELS:
             object.__setattr__(self, "channel", DEFAULT_CHANNELS[self.dataset])
@@ -95,13 +104,15 @@ class DataSpec:
         settings = {
             "dataset": dataset,
             "data": self.folder,
-            "loads": list(self.loads) if dataset in ("cwru", "synthetic") else None,
-            "channel": self.channel if dataset in ("cwru", "seu") else None,
+            "loads": list(self.loads) if dataset in WITH_LOADS else None,
+            "channel": self.channel if dataset in WITH_CHANNEL else None,
             "seu_condition": self.seu_condition if dataset == "seu" else None,
-            "sample_rate_override": self.sample_rate_override if dataset in ("csv", "seu") else None,
-            "synthetic_duration_s": self.synthetic_duration_s if dataset == "synthetic" else None,
+            "sample_rate_override": self.sample_rate_override if dataset in WITH_RATE else None,
+            "synthetic_duration_s": self.synthetic_duration_s if dataset in SYNTHETIC else None,
             "data_seed": self.data_seed,
         }
+        if dataset == "order_control":
+            settings.update(order_classes=self.order_classes, order_patch=self.order_patch)
         if self.files:
             settings["files"] = [{"name": ref.name, "sha256": ref.sha256, **ref.choices()} for ref in self.files]
         return settings
@@ -119,6 +130,8 @@ class DataSpec:
             "seu_condition": settings.get("seu_condition"),
             "sample_rate_override": settings.get("sample_rate_override"),
             "files": tuple(FileRef(**f) for f in settings.get("files") or ()),
+            "order_classes": settings.get("order_classes"),
+            "order_patch": settings.get("order_patch"),
         }
         return cls(**{key: value for key, value in given.items() if value is not None})
 
@@ -133,15 +146,17 @@ class DataSpec:
             words += ["--data", *(ref.name for ref in self.files)]
         if any(ref.choices() for ref in self.files):
             words += ["--files-spec", FILES_SPEC]
-        if self.dataset in ("cwru", "synthetic"):
+        if self.dataset in WITH_LOADS:
             words += ["--loads", ",".join(str(load) for load in self.loads)]
-        if self.dataset == "cwru":
+        if self.dataset in ("cwru", "spectraquest"):
             words += ["--channel", str(self.channel)]
         if self.dataset == "seu":
             words += ["--seu-condition", self.seu_condition, "--seu-channel", str(self.channel)]
-        if self.dataset in ("csv", "seu") and self.sample_rate_override is not None:
+        if self.dataset in WITH_RATE and self.sample_rate_override is not None:
             words += ["--sample-rate", format_number(self.sample_rate_override)]
-        if self.dataset == "synthetic":
+        if self.dataset == "order_control":
+            words += ["--order-classes", str(self.order_classes), "--order-patch", str(self.order_patch)]
+        if self.dataset in SYNTHETIC:
             words += ["--duration", format_number(self.synthetic_duration_s)]
         return [*words, "--data-seed", str(self.data_seed)]
 
@@ -153,18 +168,30 @@ class DataSpec:
         group = parser.add_argument_group("data")
         group.add_argument("--dataset", choices=DATASETS, default="synthetic")
         group.add_argument(
-            "--data", nargs="+", help="folder (cwru, seu) or files (CSV, CWRU .mat); default ../shared/data/<dataset>"
+            "--data",
+            nargs="+",
+            help="folder (cwru, seu, spectraquest) or files (CSV, CWRU .mat); default ../shared/data/<dataset>",
         )
         group.add_argument(
-            "--loads", type=parse_ints, default=[0], help="motor loads in HP for cwru / synthetic (0,1,2,3)"
+            "--loads",
+            type=parse_ints,
+            help="motor loads: cwru / synthetic in HP (0,1,2,3; default 0), spectraquest in percent (default all ten)",
         )
-        group.add_argument("--channel", default="DE", help="CWRU channel: DE, FE or BA")
+        group.add_argument("--channel", help="CWRU channel DE (default), FE or BA; SpectraQuest a1-a4 (default a2)")
         group.add_argument(
             "--seu-condition", default=DEFAULT_SEU_CONDITION, help="SEU speed_load condition: 20_0 or 30_2"
         )
         group.add_argument("--seu-channel", type=int, default=2, help="SEU channel 1-8 (2: planetary gearbox x)")
-        group.add_argument("--sample-rate", type=float, help="sample rate in Hz: CSV (overrides a time column), SEU")
-        group.add_argument("--duration", type=float, default=SYNTHETIC_SECONDS, help="seconds per synthetic recording")
+        group.add_argument(
+            "--sample-rate", type=float, help="sample rate in Hz: CSV (overrides a time column), SEU, spectraquest"
+        )
+        group.add_argument(
+            "--duration", type=float, default=SYNTHETIC_SECONDS, help="seconds per synthetic / order_control class"
+        )
+        group.add_argument("--order-classes", type=int, default=4, help="order_control: classes (2-10)")
+        group.add_argument(
+            "--order-patch", type=int, default=32, help="order_control: samples per patch (keep it the model's --patch)"
+        )
         group.add_argument(
             "--data-seed", type=int, default=0, help="seed of the synthetic set (and of the random windowing)"
         )
@@ -187,17 +214,20 @@ class DataSpec:
             if len(paths) != 1:
                 raise DataError(f"--dataset {dataset} reads one folder; got {len(paths)} paths after --data.")
             folder = paths[0]
-        channel = {"cwru": args.channel, "seu": args.seu_channel}.get(dataset)
+        channel = {"cwru": args.channel, "seu": args.seu_channel, "spectraquest": args.channel}.get(dataset)
+        loads = loads if loads is not None else args.loads
         return cls(
             dataset=dataset,
             data_seed=args.data_seed,
-            loads=tuple(loads if loads is not None else args.loads),
+            loads=None if loads is None else tuple(loads),
             synthetic_duration_s=args.duration,
             folder=folder,
             channel=channel,
             seu_condition=args.seu_condition,
-            sample_rate_override=args.sample_rate if dataset in ("csv", "seu") else None,
+            sample_rate_override=args.sample_rate if dataset in WITH_RATE else None,
             files=files,
+            order_classes=getattr(args, "order_classes", 4),
+            order_patch=getattr(args, "order_patch", 32),
         )
 
     # --- loading -----------------------------------------------------------------------------------
@@ -229,7 +259,13 @@ class DataSpec:
                 for ref, content in contents:
                     (Path(folder) / Path(ref.name).name).write_bytes(content)
                 return vibration.load_cwru(folder, loads=self.loads, channel=self.channel, allow_missing=True)
+        if self.dataset == "order_control":
+            return vibration.load_order_control(
+                self.data_seed, self.order_classes, self.synthetic_duration_s, self.order_patch
+            )
         rate = {} if self.sample_rate_override is None else {"sample_rate": self.sample_rate_override}
+        if self.dataset == "spectraquest":
+            return vibration.load_spectraquest(self._folder(), channel=self.channel, loads=self.loads, **rate)
         return vibration.load_seu(self._folder(), condition=self.seu_condition, channel=self.channel, **rate)
 
     def _read_own_file(self, ref: FileRef, content: bytes) -> list[Recording]:
@@ -280,6 +316,13 @@ class DataSpec:
             return f"CWRU {self.channel} at {loads} HP ({where})"
         if self.dataset == "seu":
             return f"SEU bearing set, condition {self.seu_condition}, channel {self.channel}"
+        if self.dataset == "order_control":
+            return (
+                f"the order control ({self.order_classes} classes told apart only by the order of "
+                f"{self.order_patch}-sample patches, seed {self.data_seed})"
+            )
+        if self.dataset == "spectraquest":
+            return f"SpectraQuest gearbox, healthy vs broken tooth, channel {self.channel} at loads {loads} %"
         return f"{n_recordings} recordings from {names}"
 
 

@@ -25,6 +25,8 @@ from core.lab.vibration import DataError, Recording
 from core.lab.vibration.cwru import catalogue_files
 from core.lab.vibration.health import check_signal
 from core.lab.vibration.seu import DEFAULT_SAMPLE_RATE as SEU_DEFAULT_RATE
+from core.lab.vibration.spectraquest import CHANNELS as SPECTRAQUEST_CHANNELS
+from core.lab.vibration.spectraquest import LOADS as SPECTRAQUEST_LOADS
 from core.limits import BudgetExceeded
 from core.safe_text import markdown_text
 from ui.lab.files import check_uploads, digest, own_files_controls, upload_refusal
@@ -37,6 +39,8 @@ SOURCES = {
     "cwru": "Case Western bearing data",
     "seu": "Southeast University gearbox",
     "csv": "your own CSV files",
+    "order_control": "positive control: the class only in the patch order",
+    "spectraquest": "SpectraQuest gearbox, broken tooth",
 }
 SEU_NOT_RUN = "The SEU comparison has not been run on the real files here: they could not be obtained."
 
@@ -203,6 +207,10 @@ def data_section() -> LoadedData:
         _cwru_controls()
     elif source == "seu":
         _seu_controls()
+    elif source == "order_control":
+        _order_control_controls()
+    elif source == "spectraquest":
+        _spectraquest_controls()
     else:
         own_files_controls(load, replace_data)
     if current_data() is None:  # a shared link's synthetic seed and loads apply; other sources wait for Load
@@ -295,6 +303,43 @@ def seu_spec(folder: str, condition: str, channel: int, rate: float) -> DataSpec
         channel=channel,
         sample_rate_override=rate,
     )
+
+
+def _order_control_controls() -> None:
+    left, middle, right = st.columns(3)
+    seed = left.number_input("Data seed", 0, 999, 0, key="oseed", bind="query-params")
+    classes = middle.number_input("Classes", 2, 10, 4, key="oclasses", bind="query-params")
+    patch = right.selectbox("Patch (samples)", [16, 32, 64], index=1, key="opatch", bind="query-params")
+    st.caption(
+        "Every class holds the same vibration-like patches; only their order differs, so a model blind to order "
+        "is at chance. Train with the model's patch equal to this patch (32 is the models' default)."
+    )
+    if st.button("Use the order control", key="load_order_control"):
+        spec = DataSpec(dataset="order_control", data_seed=int(seed), order_classes=int(classes), order_patch=patch)
+        replace_data(lambda: load(spec))
+
+
+def _spectraquest_controls() -> None:
+    folder = st.text_input("Folder with h30hz0.csv.gz, b30hz0.csv.gz, …", "spectraquest", key="sq_dir")
+    left, right = st.columns(2)
+    channel = left.selectbox("Channel", SPECTRAQUEST_CHANNELS, index=1, key="sqch", bind="query-params")
+    chosen = right.multiselect(
+        "Loads (%)", SPECTRAQUEST_LOADS, default=list(SPECTRAQUEST_LOADS), key="sqloads", bind="query-params"
+    )
+    st.caption(
+        "Healthy against one broken tooth at ten loads (NREL data, CC-BY-SA). The sample rate is not published: "
+        "30 000 Hz is assumed (windows are counted in samples). Channel a1 tells the classes by level alone."
+    )
+    if st.button("Load SpectraQuest", key="load_spectraquest"):
+        replace_data(lambda: load(spectraquest_spec(folder, channel, tuple(chosen))))
+
+
+def spectraquest_spec(folder: str, channel: str, loads: tuple[int, ...]) -> DataSpec:
+    """The DataSpec of a SpectraQuest folder on this server, confined to the data roots (a relative folder is
+    taken under the first root); DataError when no load is chosen."""
+    if not loads:
+        raise DataError("Choose one or more SpectraQuest loads first.")
+    return DataSpec(dataset="spectraquest", folder=str(confine(folder)), channel=channel, loads=tuple(sorted(loads)))
 
 
 @st.cache_data(max_entries=4, show_spinner=False)
