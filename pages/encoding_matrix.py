@@ -6,7 +6,7 @@ import streamlit as st
 
 from core.explain import encodings
 from core.explain.figures import encoding as figures
-from ui.common import page_intro, show_figure
+from ui.common import data_section, next_page_link, page_intro, show_figure
 from ui.entry import use_app_navigation
 
 # The range of each number widget, the one place it is written: the widget and the link check read it.
@@ -36,19 +36,23 @@ page_intro(
     "PE[pos, 2i] = sin(pos / base^(2i/d)), PE[pos, 2i+1] = cos(pos / base^(2i/d)). Positions start at 0.",
 )
 
-with st.sidebar:
-    n_positions = st.slider("Positions", *LINK_NUMBERS["n"], 128, key="n", bind="query-params")
-    d_model = st.slider("d_model", *LINK_NUMBERS["d"], 128, key="d", bind="query-params")
-    base = st.select_slider(
-        "base", options=encodings.PE_BASES, value=encodings.DEFAULT_BASE, key="base", bind="query-params"
-    )
-    layout = st.radio(
-        "Layout",
-        encodings.LAYOUTS,
-        key="layout",
-        bind="query-params",
-        help="Interleaved is the paper's order. Concatenated puts all sines first, then all cosines.",
-    )
+# The main controls sit in the page, not the sidebar: on a phone the open sidebar covered the figure it moved.
+# Columns stack below 640 px.
+left, right = st.columns(2)
+n_positions = left.slider("Positions", *LINK_NUMBERS["n"], 128, key="n", bind="query-params")
+d_model = right.slider("d_model", *LINK_NUMBERS["d"], 128, key="d", bind="query-params")
+left, right = st.columns(2)
+base = left.select_slider(
+    "base", options=encodings.PE_BASES, value=encodings.DEFAULT_BASE, key="base", bind="query-params"
+)
+layout = right.radio(
+    "Layout",
+    encodings.LAYOUTS,
+    key="layout",
+    bind="query-params",
+    horizontal=True,
+    help="Interleaved is the paper's order. Concatenated puts all sines first, then all cosines.",
+)
 
 matrix = encoding_matrix(n_positions, d_model, float(base), layout)
 if layout == "concatenated":
@@ -57,43 +61,45 @@ if layout == "concatenated":
         "this order with slightly different frequency spacing, base^(-i/(d/2-1)) instead of base^(-2i/d)."
     )
 
-st.subheader("The matrix")
-row_stride, col_stride = encodings.overview_strides(n_positions, d_model, OVERVIEW_CELLS)
-rows, cols = np.arange(0, n_positions, row_stride), np.arange(0, d_model, col_stride)
-if row_stride > 1 or col_stride > 1:
-    st.info(
-        f"Overview strided to fit {OVERVIEW_CELLS:,} cells: every {row_stride}. position and every {col_stride}. "
-        f"dimension of {n_positions:,} × {d_model:,}. Striding can alias the fastest waves; the zoom below is exact."
-    )
-overview = matrix[np.ix_(rows, cols)]
-show_figure(
-    figures.encoding_heatmap(overview, rows, cols, f"PE, {n_positions} positions × d_model {d_model}"),
-    pd.DataFrame(overview, index=rows, columns=[f"dim {c}" for c in cols]).rename_axis("position").reset_index(),
-    "encoding_overview",
-)
-st.markdown("Left columns oscillate fast, right columns barely move: each row is a unique pattern of phases.")
-
-with st.expander("Zoom window at full resolution", expanded=True):
-    zoom_left, zoom_right = st.columns(2)
-    first_row = zoom_left.number_input("First position", *LINK_NUMBERS["zr"], 0, key="zr", bind="query-params")
-    first_col = zoom_right.number_input("First dimension", *LINK_NUMBERS["zc"], 0, key="zc", bind="query-params")
-    first_row = min(first_row, max(0, n_positions - ZOOM))
-    first_col = min(first_col, max(0, d_model - ZOOM))
-    zoom_rows = np.arange(first_row, min(n_positions, first_row + ZOOM))
-    zoom_cols = np.arange(first_col, min(d_model, first_col + ZOOM))
-    zoom = matrix[np.ix_(zoom_rows, zoom_cols)]
+with data_section("encoding_matrix"):  # the overview and the zoom: one download
+    st.subheader("The matrix")
+    row_stride, col_stride = encodings.overview_strides(n_positions, d_model, OVERVIEW_CELLS)
+    rows, cols = np.arange(0, n_positions, row_stride), np.arange(0, d_model, col_stride)
+    if row_stride > 1 or col_stride > 1:
+        st.info(
+            f"Overview strided to fit {OVERVIEW_CELLS:,} cells: every {row_stride}. position and every "
+            f"{col_stride}. dimension of {n_positions:,} × {d_model:,}. Striding can alias the fastest waves; "
+            "the zoom below is exact."
+        )
+    overview = matrix[np.ix_(rows, cols)]
     show_figure(
-        figures.encoding_heatmap(
-            zoom,
-            zoom_rows,
-            zoom_cols,
-            f"Positions {zoom_rows[0]}–{zoom_rows[-1]}, dimensions {zoom_cols[0]}–{zoom_cols[-1]} (hover for values)",
-        ),
-        pd.DataFrame(zoom, index=zoom_rows, columns=[f"dim {c}" for c in zoom_cols])
-        .rename_axis("position")
-        .reset_index(),
-        "encoding_zoom",
+        figures.encoding_heatmap(overview, rows, cols, f"PE, {n_positions} positions × d {d_model}"),
+        pd.DataFrame(overview, index=rows, columns=[f"dim {c}" for c in cols]).rename_axis("position").reset_index(),
+        "encoding_overview",
     )
+    st.markdown("Left columns oscillate fast, right columns barely move: each row is a unique pattern of phases.")
+
+    with st.expander("Zoom window at full resolution", expanded=True):
+        zoom_left, zoom_right = st.columns(2)
+        first_row = zoom_left.number_input("First position", *LINK_NUMBERS["zr"], 0, key="zr", bind="query-params")
+        first_col = zoom_right.number_input("First dimension", *LINK_NUMBERS["zc"], 0, key="zc", bind="query-params")
+        first_row = min(first_row, max(0, n_positions - ZOOM))
+        first_col = min(first_col, max(0, d_model - ZOOM))
+        zoom_rows = np.arange(first_row, min(n_positions, first_row + ZOOM))
+        zoom_cols = np.arange(first_col, min(d_model, first_col + ZOOM))
+        zoom = matrix[np.ix_(zoom_rows, zoom_cols)]
+        show_figure(
+            figures.encoding_heatmap(
+                zoom,
+                zoom_rows,
+                zoom_cols,
+                f"Zoom: positions {zoom_rows[0]}–{zoom_rows[-1]}, dims {zoom_cols[0]}–{zoom_cols[-1]}",
+            ),
+            pd.DataFrame(zoom, index=zoom_rows, columns=[f"dim {c}" for c in zoom_cols])
+            .rename_axis("position")
+            .reset_index(),
+            "encoding_zoom",
+        )
 
 st.subheader("Per-dimension waves")
 chosen = st.multiselect(
@@ -148,7 +154,9 @@ st.markdown(
     f"measured on the matrices at lengths 64 and 4096 (sinusoidal and learned at d_model = {d_model})."
 )
 table = criteria_table(d_model, float(base))
-marks = table.assign(**{c: table[c].map({True: "✅", False: "❌"}) for c in ("unique", "offset_consistent", "bounded")})
+marks = table.assign(
+    **{c: table[c].map({True: "yes", False: "no"}) for c in ("unique", "offset_consistent", "bounded")}
+)
 st.dataframe(
     marks.rename(
         columns={
@@ -168,3 +176,5 @@ st.caption(
     "is not one distance. A learned table (as initialised, before training) has no structure yet, and no row at "
     "all beyond its last trained position."
 )
+
+next_page_link("pages/encoding_matrix.py")

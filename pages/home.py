@@ -10,7 +10,7 @@ from core.explain.figures import home as figures
 from core.explain.order_demo import DEFAULT_TOKENS, MAX_TOKENS, for_figure, parse_tokens, random_order, shuffle_demo
 from core.limits import BudgetExceeded
 from core.safe_text import markdown_literal
-from ui.common import show_figure
+from ui.common import data_section, show_figure
 from ui.entry import use_app_navigation
 from ui.rooms import built_rooms
 
@@ -25,6 +25,8 @@ st.markdown(
     "view has its own link: copy the URL to share exactly what you see. "
     "**Positions are 0-based everywhere in the app**: the first token is position 0."
 )
+first_room = built_rooms()[0]
+st.page_link(first_room.path, label=f"**Start here**: {first_room.title}", icon=":material/flag:")
 
 st.header("Shuffle the words: self-attention does not notice")
 text = st.text_input(
@@ -74,63 +76,74 @@ else:
         else "With the positional encoding added, a word's output depends on where it stands: the shuffle shows."
     )
 
-st.header("Why attention needs positions at all")
-st.markdown(
-    "A recurrent network (RNN, LSTM) reads a sequence in order, one token per step: step t needs the state of "
-    "step t−1, so it knows the order for free but cannot be parallelised over time. Self-attention reads all "
-    "tokens **at once**: every token scores every other by a dot product q·k and mixes their values. That is "
-    "fully parallel, and it is **blind to order**: shuffle the input tokens and the outputs are shuffled the "
-    'same way, nothing else changes. "dog bites man" and "man bites dog" look alike. Positional encoding '
-    "puts the order back by adding a position-dependent vector to each token before the first layer."
-)
-show_figure(figures.position_heatmap(sinusoidal(32, 16)), pd.DataFrame(sinusoidal(32, 16)), "home_positions")
+with data_section("home_story"):  # one download for the story's five small figures, at its end
+    st.header("Why attention needs positions at all")
+    st.markdown(
+        "A recurrent network (RNN, LSTM) reads a sequence in order, one token per step: step t needs the state of "
+        "step t−1, so it knows the order for free but cannot be parallelised over time. Self-attention reads all "
+        "tokens **at once**: every token scores every other by a dot product q·k and mixes their values. That is "
+        "fully parallel, and it is **blind to order**: shuffle the input tokens and the outputs are shuffled the "
+        'same way, nothing else changes. "dog bites man" and "man bites dog" look alike. Positional encoding '
+        "puts the order back by adding a position-dependent vector to each token before the first layer."
+    )
+    show_figure(figures.position_heatmap(sinusoidal(32, 16)), pd.DataFrame(sinusoidal(32, 16)), "home_positions")
 
-st.header("Multi-head and masked attention")
-st.markdown(
-    "**Multi-head** attention runs several attentions side by side, each on its own learned projection of "
-    "d_model/h dimensions, so one head can follow syntax while another follows nearby tokens; their outputs "
-    "are concatenated. **Masked** (causal) attention sets the scores of future positions to −∞ before the "
-    "softmax, so token t only sees tokens 0..t: that is what lets a decoder be trained on whole sentences "
-    "while still predicting each next token from the past alone."
-)
-show_figure(figures.causal_mask(8), pd.DataFrame(np.tril(np.ones((8, 8)))), "home_mask")
+    st.header("Multi-head and masked attention")
+    st.markdown(
+        "**Multi-head** attention runs several attentions side by side, each on its own learned projection of "
+        "d_model/h dimensions, so one head can follow syntax while another follows nearby tokens; their outputs "
+        "are concatenated. **Masked** (causal) attention sets the scores of future positions to −∞ before the "
+        "softmax, so token t only sees tokens 0..t: that is what lets a decoder be trained on whole sentences "
+        "while still predicting each next token from the past alone."
+    )
+    show_figure(figures.causal_mask(8), pd.DataFrame(np.tril(np.ones((8, 8)))), "home_mask")
 
-st.header("Parallel training, step-by-step decoding")
-st.markdown(
-    "With the causal mask, training computes the predictions for every position of a sentence in one "
-    "parallel pass (teacher forcing). Generation cannot: each new token depends on the ones produced before "
-    "it, so decoding runs one step per token, feeding each output back in (with cached keys and values)."
-)
-n = np.arange(1, 65)
-show_figure(figures.steps(n), pd.DataFrame({"tokens": n, "training": 1, "decoding": n}), "home_steps")
+    st.header("Parallel training, step-by-step decoding")
+    st.markdown(
+        "With the causal mask, training computes the predictions for every position of a sentence in one "
+        "parallel pass (teacher forcing). Generation cannot: each new token depends on the ones produced before "
+        "it, so decoding runs one step per token, feeding each output back in (with cached keys and values)."
+    )
+    n = np.arange(1, 65)
+    show_figure(figures.steps(n), pd.DataFrame({"tokens": n, "training": 1, "decoding": n}), "home_steps")
 
-st.header("The fixed-vector bottleneck of seq2seq")
-st.markdown(
-    "The first neural translators (encoder–decoder RNNs) squeezed the whole source sentence into one "
-    "fixed-size vector, the encoder's last state. Long sentences did not fit: quality fell with length. "
-    "Attention removed the bottleneck by letting the decoder look back at every encoder state, and the "
-    "Transformer kept only the attention."
-)
-lengths = np.arange(1, 101)
-show_figure(
-    figures.bottleneck(lengths, 512), pd.DataFrame({"tokens": lengths, "sentence": lengths * 512}), "home_bottleneck"
-)
+    st.header("The fixed-vector bottleneck of seq2seq")
+    st.markdown(
+        "The first neural translators (encoder–decoder RNNs) squeezed the whole source sentence into one "
+        "fixed-size vector, the encoder's last state. Long sentences did not fit: quality fell with length. "
+        "Attention removed the bottleneck by letting the decoder look back at every encoder state, and the "
+        "Transformer kept only the attention."
+    )
+    lengths = np.arange(1, 101)
+    show_figure(
+        figures.bottleneck(lengths, 512),
+        pd.DataFrame({"tokens": lengths, "sentence": lengths * 512, "fixed vector": 512}),
+        "home_bottleneck",
+    )
 
-st.header("The fixed-length context of a vanilla Transformer")
-st.markdown(
-    "A vanilla Transformer language model sees a fixed window of tokens (512 in the early models, because "
-    "attention costs O(n²) in the length). Long texts are cut into separate segments that are processed "
-    "independently, so no information flows across a segment boundary and the first tokens of each segment "
-    "have almost no context: **context fragmentation**. Transformer-XL fixed it with segment-level recurrence "
-    "(reusing the previous segment's hidden states) and, because absolute positions then clash, **relative** "
-    "positional encodings, which is where the offset view of the Similarity page leads."
-)
-positions = np.arange(0, 2048, 8)
-show_figure(
-    figures.context(positions, 512), pd.DataFrame({"position": positions, "vanilla": positions % 512}), "home_context"
-)
+    st.header("The fixed-length context of a vanilla Transformer")
+    st.markdown(
+        "A vanilla Transformer language model sees a fixed window of tokens (512 in the early models, because "
+        "attention costs O(n²) in the length). Long texts are cut into separate segments that are processed "
+        "independently, so no information flows across a segment boundary and the first tokens of each segment "
+        "have almost no context: **context fragmentation**. Transformer-XL fixed it with segment-level recurrence "
+        "(reusing the previous segment's hidden states) and, because absolute positions then clash, **relative** "
+        "positional encodings, which is where the offset view of the Similarity page leads."
+    )
+    positions = np.arange(0, 2048, 8)
+    show_figure(
+        figures.context(positions, 512),
+        pd.DataFrame(
+            {
+                "position": positions,
+                "vanilla": positions % 512,
+                "recurrence": np.minimum(positions, 512 + positions % 512),
+            }
+        ),
+        "home_context",
+    )
 
-st.header("Start here")
+st.header("A path through the lab")
 st.markdown(
     "1. **Encoding matrix**: what the sinusoidal encoding looks like, and why simpler schemes fail.  \n"
     "2. **Similarity vs offset**: why it encodes relative position: PE(t)·PE(t+k) depends on k alone.  \n"

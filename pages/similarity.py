@@ -7,7 +7,7 @@ import streamlit as st
 
 from core.explain import attention, encodings, extrapolation, similarity
 from core.explain.figures import similarity as figures
-from ui.common import page_intro, show_figure
+from ui.common import data_section, next_page_link, page_intro, show_figure
 from ui.entry import use_app_navigation
 
 # The range of each number widget, the one place it is written: the widget and the link check read it.
@@ -84,13 +84,14 @@ page_intro(
     "that carries every PE(t) to PE(t+k), which is what lets attention learn to look *k places back*.",
 )
 
-with st.sidebar:
-    d_model = st.slider("d_model", *LINK_NUMBERS["d"], 128, step=2, key="d", bind="query-params")
-    base = st.select_slider(
-        "base", options=encodings.PE_BASES, value=encodings.DEFAULT_BASE, key="base", bind="query-params"
-    )
-    n_positions = st.slider("Positions", *LINK_NUMBERS["n"], 128, key="n", bind="query-params")
-    max_offset = st.slider("Offsets shown (largest k)", *LINK_NUMBERS["kmax"], 64, key="kmax", bind="query-params")
+left, right = st.columns(2)  # in the page, not the sidebar, which covers the figures on a phone
+d_model = left.slider("d_model", *LINK_NUMBERS["d"], 128, step=2, key="d", bind="query-params")
+base = right.select_slider(
+    "base", options=encodings.PE_BASES, value=encodings.DEFAULT_BASE, key="base", bind="query-params"
+)
+left, right = st.columns(2)
+n_positions = left.slider("Positions", *LINK_NUMBERS["n"], 128, key="n", bind="query-params")
+max_offset = right.slider("Offsets shown (largest k)", *LINK_NUMBERS["kmax"], 64, key="kmax", bind="query-params")
 
 if d_model % 2:  # a link can carry an odd value past the slider's step
     st.warning(
@@ -101,40 +102,39 @@ if d_model % 2:  # a link can carry an odd value past the slider's step
 starts = curve_starts(n_positions)
 offsets = np.arange(max_offset + 1)
 
-st.subheader("The dot product depends on the offset alone")
-sinusoidal = picture("sinusoidal", n_positions, d_model, max_offset, float(base))
-show_figure(
-    figures.offset_curves(
-        offsets,
-        starts,
-        sinusoidal.curves,
-        sinusoidal.curve_label,
-        f"PE(t)·PE(t+k) from {starts.size} starts, d_model {d_model}, base {base:g}",
-        sinusoidal.closed_form,
-        "Σ_i cos(k·ω_i)",
-    ),
-    curves_frame(starts, offsets, sinusoidal),
-    "dot_product_vs_offset",
-)
-left, right = st.columns(2)
-left.metric("Largest gap between starts", f"{similarity.spread_across_starts(sinusoidal.curves):.2e}")
-right.metric("Largest gap to Σ cos(k·ω_i)", f"{np.abs(sinusoidal.curves - sinusoidal.closed_form).max():.2e}")
-st.markdown(
-    f"The lines from t = {', '.join(map(str, starts))} lie on top of each other and on the closed form: "
-    "sin a·sin b + cos a·cos b = cos(a − b), so the start cancels. At k = 0 the product is d/2, every "
-    "position's squared norm; it drops quickly with the offset and never climbs back to d/2 at a whole "
-    "offset k ≠ 0 (the fastest pair, ω_0 = 1, would need k to be a multiple of 2π)."
-)
+with data_section("offset_similarity"):  # the curves and the matrix: one download
+    st.subheader("The dot product depends on the offset alone")
+    sinusoidal = picture("sinusoidal", n_positions, d_model, max_offset, float(base))
+    show_figure(
+        figures.offset_curves(
+            offsets,
+            starts,
+            sinusoidal.curves,
+            sinusoidal.curve_label,
+            f"PE(t)·PE(t+k) from {starts.size} starts",
+            sinusoidal.closed_form,
+            "Σ_i cos(k·ω_i)",
+        ),
+        curves_frame(starts, offsets, sinusoidal),
+        "dot_product_vs_offset",
+    )
+    left, right = st.columns(2)
+    left.metric("Largest gap between starts", f"{similarity.spread_across_starts(sinusoidal.curves):.2e}")
+    right.metric("Largest gap to Σ cos(k·ω_i)", f"{np.abs(sinusoidal.curves - sinusoidal.closed_form).max():.2e}")
+    st.markdown(
+        f"The lines from t = {', '.join(map(str, starts))} lie on top of each other and on the closed form: "
+        "sin a·sin b + cos a·cos b = cos(a − b), so the start cancels. At k = 0 the product is d/2, every "
+        "position's squared norm; it drops quickly with the offset and never climbs back to d/2 at a whole "
+        "offset k ≠ 0 (the fastest pair, ω_0 = 1, would need k to be a multiple of 2π)."
+    )
 
-show_figure(
-    figures.similarity_heatmap(
-        sinusoidal.matrix, sinusoidal.positions, "Cosine similarity of every pair of positions", "cosine"
-    ),
-    matrix_frame(sinusoidal),
-    "cosine_similarity",
-)
-strided_note(n_positions, sinusoidal.positions)
-st.markdown("Every diagonal is constant (a Toeplitz matrix): the similarity of m and n is a function of n − m.")
+    show_figure(
+        figures.similarity_heatmap(sinusoidal.matrix, sinusoidal.positions, "Cosine similarity, all pairs", "cosine"),
+        matrix_frame(sinusoidal),
+        "cosine_similarity",
+    )
+    strided_note(n_positions, sinusoidal.positions)
+    st.markdown("Every diagonal is constant (a Toeplitz matrix): the similarity of m and n is a function of n − m.")
 
 st.subheader("A rotation shifts every position: PE(t+k) = M_k·PE(t)")
 st.markdown(
@@ -162,64 +162,70 @@ show_figure(
 )
 st.caption("The error is rounding: float64 carries about 16 digits, and the angles t·ω grow with t.")
 
-st.subheader("The same picture for the other schemes")
-scheme = st.selectbox("Scheme", OTHER_SCHEMES, key="scheme", bind="query-params")
-other = picture(scheme, n_positions, d_model, max_offset, float(base))
-st.markdown(similarity.SCHEME_IDEAS[scheme])
-show_figure(
-    figures.offset_curves(
-        offsets,
-        starts,
-        other.curves,
-        other.curve_label,
-        f"{scheme}: {other.curve_label} from {starts.size} starts",
-        other.closed_form,
-        "as a function of k alone",
-    ),
-    curves_frame(starts, offsets, other),
-    "scheme_vs_offset",
-)
-st.metric(f"{scheme}: largest gap between starts", f"{similarity.spread_across_starts(other.curves):.2e}")
-show_figure(
-    figures.similarity_heatmap(other.matrix, other.positions, f"{scheme}: {other.matrix_label}", other.matrix_label),
-    matrix_frame(other),
-    "scheme_matrix",
-)
-strided_note(n_positions, other.positions)
+with data_section("other_schemes"):
+    st.subheader("The same picture for the other schemes")
+    scheme = st.selectbox("Scheme", OTHER_SCHEMES, key="scheme", bind="query-params")
+    other = picture(scheme, n_positions, d_model, max_offset, float(base))
+    st.markdown(similarity.SCHEME_IDEAS[scheme])
+    show_figure(
+        figures.offset_curves(
+            offsets,
+            starts,
+            other.curves,
+            other.curve_label,
+            f"{scheme}, from {starts.size} starts",
+            other.closed_form,
+            "as a function of k alone",
+        ),
+        curves_frame(starts, offsets, other),
+        "scheme_vs_offset",
+    )
+    st.metric(f"{scheme}: largest gap between starts", f"{similarity.spread_across_starts(other.curves):.2e}")
+    show_figure(
+        figures.similarity_heatmap(other.matrix, other.positions, f"{scheme}, all pairs", other.matrix_label),
+        matrix_frame(other),
+        "scheme_matrix",
+    )
+    strided_note(n_positions, other.positions)
 
-if scheme == "RoPE":
-    shift = st.slider("Shift both positions by s", *LINK_NUMBERS["s"], 7, key="s", bind="query-params")
-    error = rope_shift_error(d_model, min(n_positions, MAX_SIDE), int(shift), float(base))
-    st.metric(f"max |q_m·k_n − q_(m+{shift})·k_(n+{shift})| over m, n < {min(n_positions, MAX_SIDE)}", f"{error:.2e}")
-    st.caption("Shift query and key together and every score stays put, to rounding: RoPE sees only n − m.")
+    if scheme == "RoPE":
+        shift = st.slider("Shift both positions by s", *LINK_NUMBERS["s"], 7, key="s", bind="query-params")
+        error = rope_shift_error(d_model, min(n_positions, MAX_SIDE), int(shift), float(base))
+        st.metric(
+            f"max |q_m·k_n − q_(m+{shift})·k_(n+{shift})| over m, n < {min(n_positions, MAX_SIDE)}", f"{error:.2e}"
+        )
+        st.caption("Shift query and key together and every score stays put, to rounding: RoPE sees only n − m.")
 
-st.subheader("Beyond the trained length")
-st.markdown(
-    "A model trained on sequences of at most L positions never saw larger offsets. Stretching the context by a "
-    "factor s: **plain extrapolation** keeps ω_i = base^(−2i/d) and lets the slow pairs turn further than they "
-    "ever did; **position interpolation** divides every position by s, ω_i → ω_i / s (Chen et al., 2023); "
-    "**NTK-aware scaling** raises the base, base → base · s^(d/(d−2)) (bloc97, 2023), so the fast pairs keep "
-    "their resolution and only the slowest is slowed by s."
-)
-left, right = st.columns(2)
-train_len = left.slider("Trained length L", *LINK_NUMBERS["train_len"], 128, key="train_len", bind="query-params")
-scale = right.select_slider("Scaling factor s", [1, 2, 4, 8, 16], value=4, key="scale", bind="query-params")
-far = np.arange(int(train_len * scale) + 1)
-q_vec, k_vec = attention.random_query_key(d_model, seed=0)
-for name, score in (
-    ("RoPE score q·k against offset", lambda m: extrapolation.rope_score(q_vec, k_vec, far, float(base), m, scale)),
-    (
-        "Sinusoidal PE(t)·PE(t+k) against offset",
-        lambda m: extrapolation.sinusoidal_score(far, d_model, float(base), m, scale),
-    ),
-):
-    curves = {method: score(method) for method in extrapolation.METHODS}
-    key = "beyond_rope" if name.startswith("RoPE") else "beyond_sinusoidal"
-    show_figure(figures.beyond_trained(far, curves, train_len, name), pd.DataFrame({"offset": far, **curves}), key)
-unseen = {
-    m: extrapolation.unseen_share(far, d_model, float(base), m, scale, train_len)[-1] for m in extrapolation.METHODS
-}
-st.caption(
-    f"At the largest offset, s·L = {far[-1]}: the share of frequency pairs turned further than training ever turned "
-    "them is " + ", ".join(f"{m} {100 * v:.0f} %" for m, v in unseen.items()) + "."
-)
+with data_section("beyond_trained"):
+    st.subheader("Beyond the trained length")
+    st.markdown(
+        "A model trained on sequences of at most L positions never saw larger offsets. Stretching the context by a "
+        "factor s: **plain extrapolation** keeps ω_i = base^(−2i/d) and lets the slow pairs turn further than they "
+        "ever did; **position interpolation** divides every position by s, ω_i → ω_i / s (Chen et al., 2023); "
+        "**NTK-aware scaling** raises the base, base → base · s^(d/(d−2)) (bloc97, 2023), so the fast pairs keep "
+        "their resolution and only the slowest is slowed by s."
+    )
+    left, right = st.columns(2)
+    train_len = left.slider("Trained length L", *LINK_NUMBERS["train_len"], 128, key="train_len", bind="query-params")
+    scale = right.select_slider("Scaling factor s", [1, 2, 4, 8, 16], value=4, key="scale", bind="query-params")
+    far = np.arange(int(train_len * scale) + 1)
+    q_vec, k_vec = attention.random_query_key(d_model, seed=0)
+    for name, score in (
+        ("RoPE score q·k", lambda m: extrapolation.rope_score(q_vec, k_vec, far, float(base), m, scale)),
+        (
+            "Sinusoidal PE(t)·PE(t+k)",
+            lambda m: extrapolation.sinusoidal_score(far, d_model, float(base), m, scale),
+        ),
+    ):
+        curves = {method: score(method) for method in extrapolation.METHODS}
+        key = "beyond_rope" if name.startswith("RoPE") else "beyond_sinusoidal"
+        show_figure(figures.beyond_trained(far, curves, train_len, name), pd.DataFrame({"offset": far, **curves}), key)
+    unseen = {
+        m: extrapolation.unseen_share(far, d_model, float(base), m, scale, train_len)[-1] for m in extrapolation.METHODS
+    }
+    st.caption(
+        f"At the largest offset, s·L = {far[-1]}: the share of frequency pairs turned further than training ever "
+        "turned them is " + ", ".join(f"{m} {100 * v:.0f} %" for m, v in unseen.items()) + "."
+    )
+
+next_page_link("pages/similarity.py")

@@ -6,7 +6,7 @@ import streamlit as st
 
 from core.explain import attention
 from core.explain.figures import attention as figures
-from ui.common import page_intro, show_figure
+from ui.common import data_section, next_page_link, page_intro, show_figure
 from ui.entry import use_app_navigation
 
 # The range of each number widget, the one place it is written: the widget and the link check read it.
@@ -112,50 +112,53 @@ st.dataframe(
     },
 )
 
-st.subheader("Var(q·k) = d_k")
-st.markdown(
-    "If q and k have independent components of mean 0 and variance 1, q·k = Σ q_i·k_i is a sum of d_k terms "
-    "of variance 1: its variance is d_k. Dividing by √d_k brings it back to 1 whatever d_k."
-)
-n_samples = st.select_slider("Monte Carlo samples per d_k", SAMPLE_OPTIONS, value=2000, key="mc", bind="query-params")
-variance = variance_table(n_samples)
-largest = variance.iloc[-1]
-left, right = st.columns(2)
-left.metric(
-    f"Var(q·k) at d_k = {int(largest['d_k'])} (theory {int(largest['d_k'])})",
-    f"{largest['variance_unscaled']:.1f}",
-    help=f"standard error ±{largest['variance_standard_error']:.1f} with {n_samples} samples (seed 0)",
-)
-right.metric(f"Var(q·k/√d_k) at d_k = {int(largest['d_k'])} (theory 1)", f"{largest['variance_scaled']:.3f}")
-show_figure(
-    figures.variance_vs_dk(
-        variance["d_k"].to_numpy(),
-        variance["variance_unscaled"].to_numpy(),
-        variance["variance_scaled"].to_numpy(),
-        variance["theory_unscaled"].to_numpy(),
-    ),
-    variance,
-    "dot_product_variance",
-)
-sharpness = sharpness_table()
-show_figure(
-    figures.sharpness_vs_dk(
-        sharpness["d_k"].to_numpy(),
-        sharpness["entropy_unscaled"].to_numpy(),
-        sharpness["entropy_scaled"].to_numpy(),
-        float(sharpness["entropy_uniform"].iloc[0]),
-        sharpness["max_weight_unscaled"].to_numpy(),
-        sharpness["max_weight_scaled"].to_numpy(),
-    ),
-    sharpness,
-    "attention_sharpness",
-)
-st.markdown(
-    f"One query against {N_KEYS} random keys, averaged over 200 queries (seed 0). Unscaled, at d_k = 1024 "
-    f"the largest weight averages {sharpness['max_weight_unscaled'].iloc[-1]:.2f} and the entropy "
-    f"{sharpness['entropy_unscaled'].iloc[-1]:.2f} nats; scaled, {sharpness['max_weight_scaled'].iloc[-1]:.2f} and "
-    f"{sharpness['entropy_scaled'].iloc[-1]:.2f} (uniform would be log {N_KEYS} = {np.log(N_KEYS):.2f})."
-)
+with data_section("dot_product_scale"):  # the variance and the sharpness: one download
+    st.subheader("Var(q·k) = d_k")
+    st.markdown(
+        "If q and k have independent components of mean 0 and variance 1, q·k = Σ q_i·k_i is a sum of d_k terms "
+        "of variance 1: its variance is d_k. Dividing by √d_k brings it back to 1 whatever d_k."
+    )
+    n_samples = st.select_slider(
+        "Monte Carlo samples per d_k", SAMPLE_OPTIONS, value=2000, key="mc", bind="query-params"
+    )
+    variance = variance_table(n_samples)
+    largest = variance.iloc[-1]
+    left, right = st.columns(2)
+    left.metric(
+        f"Var(q·k) at d_k = {int(largest['d_k'])} (theory {int(largest['d_k'])})",
+        f"{largest['variance_unscaled']:.1f}",
+        help=f"standard error ±{largest['variance_standard_error']:.1f} with {n_samples} samples (seed 0)",
+    )
+    right.metric(f"Var(q·k/√d_k) at d_k = {int(largest['d_k'])} (theory 1)", f"{largest['variance_scaled']:.3f}")
+    show_figure(
+        figures.variance_vs_dk(
+            variance["d_k"].to_numpy(),
+            variance["variance_unscaled"].to_numpy(),
+            variance["variance_scaled"].to_numpy(),
+            variance["theory_unscaled"].to_numpy(),
+        ),
+        variance,
+        "dot_product_variance",
+    )
+    sharpness = sharpness_table()
+    show_figure(
+        figures.sharpness_vs_dk(
+            sharpness["d_k"].to_numpy(),
+            sharpness["entropy_unscaled"].to_numpy(),
+            sharpness["entropy_scaled"].to_numpy(),
+            float(sharpness["entropy_uniform"].iloc[0]),
+            sharpness["max_weight_unscaled"].to_numpy(),
+            sharpness["max_weight_scaled"].to_numpy(),
+        ),
+        sharpness,
+        "attention_sharpness",
+    )
+    st.markdown(
+        f"One query against {N_KEYS} random keys, averaged over 200 queries (seed 0). Unscaled, at d_k = 1024 "
+        f"the largest weight averages {sharpness['max_weight_unscaled'].iloc[-1]:.2f} and the entropy "
+        f"{sharpness['entropy_unscaled'].iloc[-1]:.2f} nats; scaled, {sharpness['max_weight_scaled'].iloc[-1]:.2f} and "
+        f"{sharpness['entropy_scaled'].iloc[-1]:.2f} (uniform would be log {N_KEYS} = {np.log(N_KEYS):.2f})."
+    )
 
 st.subheader("Try a row of scores")
 st.markdown("Raw scores s are divided by temperature·√d_k before the softmax; the gradient is with respect to s.")
@@ -221,3 +224,5 @@ st.markdown(
     f"{bert / 2**30:.1f} GiB of them in float32 (12·12·32·512²·4 bytes), on 2018 GPUs of 12–16 GB; doubling n "
     "quadruples it. A learned position table also has no row beyond the length it was trained on."
 )
+
+next_page_link("pages/softmax_saturation.py")

@@ -6,7 +6,7 @@ import streamlit as st
 
 from core.explain import encodings
 from core.explain.figures import encoding as figures
-from ui.common import page_intro, show_figure
+from ui.common import next_page_link, page_intro, show_figure
 from ui.entry import use_app_navigation
 
 # The range of each number widget, the one place it is written: the widget and the link check read it.
@@ -20,11 +20,11 @@ page_intro(
     "λ_i = 2π·base^(2i/d) positions: a geometric progression from 2π to just under base·2π.",
 )
 
-with st.sidebar:
-    d_model = st.slider("d_model", *LINK_NUMBERS["d"], 512, key="d", bind="query-params")
-    base = st.select_slider(
-        "base", options=encodings.PE_BASES, value=encodings.DEFAULT_BASE, key="base", bind="query-params"
-    )
+left, right = st.columns(2)  # in the page, not the sidebar, which covers the figure on a phone
+d_model = left.slider("d_model", *LINK_NUMBERS["d"], 512, key="d", bind="query-params")
+base = right.select_slider(
+    "base", options=encodings.PE_BASES, value=encodings.DEFAULT_BASE, key="base", bind="query-params"
+)
 
 lengths = encodings.wavelengths(d_model, float(base))
 pairs = np.arange(lengths.size)
@@ -72,3 +72,5 @@ show_figure(
     ],
     "binary_counter",
 )
+
+next_page_link("pages/wavelengths.py")

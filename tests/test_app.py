@@ -39,7 +39,8 @@ def test_home_tells_the_story_and_links_every_page():
     assert any("context" in h for h in headers)
     text = " ".join(m.value for m in at.markdown)
     assert "0-based" in text and "Transformer-XL" in text and "parallel" in text
-    links = [link.proto.label for link in at.get("page_link")]
+    start, *links = [link.proto.label for link in at.get("page_link")]
+    assert start.startswith("**Start here**: Encoding matrix")  # the first line of the guided path
     assert len(links) == len(PAGE_FILES) - 1
     assert any("Encoding matrix" in label for label in links)
 
@@ -50,6 +51,17 @@ def test_every_page_runs_through_navigation():
         at.switch_page(page).run()
         assert not at.exception, (page, [e.message for e in at.exception])
         assert at.title, page
+
+
+def test_each_explainer_page_ends_with_a_link_to_the_next_room_in_story_order():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    titles = {room.path: room.title for room in rooms.ROOMS}
+    for page, following in zip(PAGE_FILES[1:5], PAGE_FILES[2:6]):  # the last explainer leads to the Fault lab
+        at.switch_page(page).run()
+        assert not at.exception, (page, [e.message for e in at.exception])
+        last = at.get("page_link")[-1].proto
+        assert last.label.startswith(f"Next: **{titles[following]}**"), (page, last.label)
+        assert last.page.endswith(following.removeprefix("pages/").removesuffix(".py")), (page, last.page)
 
 
 def test_home_opens_with_the_live_demo_of_order_blindness():

@@ -24,10 +24,17 @@ def test_defaults_show_the_matrix_waves_vector_and_scoreboard():
     assert shown["‖PE(pos)‖ = √(d/2) at every position"] == "8.00"
     assert shown["‖raw integer position on every entry‖"] == f"{10 * math.sqrt(128):,.0f}"
     board = at.dataframe[0].value.set_index("scheme")
-    assert board.loc["sinusoidal", "unique"] == "✅"
-    assert board.loc["pos/(T-1)", "same offset, same distance"] == "❌"
-    assert board.loc["integer", "bounded"] == "❌"
-    assert len(at.get("download_button")) == len(figures(at)) == 4
+    assert board.loc["sinusoidal", "unique"] == "yes"  # words, not emoji: no empty boxes without an emoji font
+    assert board.loc["pos/(T-1)", "same offset, same distance"] == "no"
+    assert board.loc["integer", "bounded"] == "no"
+    assert len(figures(at)) == 4
+    # one download per section: the overview and the zoom share one (a zip), the waves and the vector one each
+    assert [b.proto.id.split("-")[-1] for b in at.get("download_button")] == [
+        "csv_encoding_matrix",
+        "csv_dimension_waves",
+        "csv_position_vector",
+    ]
+    assert at.get("page_link")[0].proto.label.startswith("Next: **Wavelengths**")
 
 
 def test_every_control_changes_the_figures():

@@ -122,6 +122,7 @@ def test_beyond_the_trained_length_shows_at_defaults_and_follows_its_controls():
     at.select_slider(key="scale").set_value(2).run()
     assert not at.exception
     assert trace_array(figure_traces(at, "beyond_sinusoidal")[0], "x").size == 2 * 64 + 1
-    assert at.caption[-1].value.startswith("At the largest offset, s·L = 128")
+    largest = [c.value for c in at.caption if c.value.startswith("At the largest offset")]
+    assert len(largest) == 1 and largest[0].startswith("At the largest offset, s·L = 128"), largest
     linked = run_page(train_len="256", scale="8")
     assert trace_array(figure_traces(linked, "beyond_rope")[1], "x")[-1] == 2048

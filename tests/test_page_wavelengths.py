@@ -29,7 +29,8 @@ def test_controls_change_the_figures():
     assert metrics(at)["Longest wavelength"] == f"{2 * math.pi * 100 ** (62 / 64):,.1f}"
     at.slider(key="bits").set_value(5).run()
     bits = trace_array(figures(at)[1]["data"][0], "z")
-    assert bits.shape == (32, 5)
+    assert bits.shape == (5, 32)  # one row per bit, positions across like the waves below
+    assert bits[:, 6].tolist() == [0, 1, 1, 0, 0]  # 6 = 0b00110, lowest bit first
     assert not at.exception
 
 

@@ -68,3 +68,10 @@ def built_rooms() -> list[Room]:
         if not (ROOT / room.path).is_file():
             raise FileNotFoundError(f"the page script {room.path} ({room.title}) is missing")
     return list(ROOMS)
+
+
+def next_room(path: str) -> Room | None:
+    """The room after the page at `path` in story order (the home page leads to the first), None after the last."""
+    paths = ["pages/home.py", *(room.path for room in ROOMS)]
+    index = paths.index(path)
+    return ROOMS[index] if index < len(ROOMS) else None

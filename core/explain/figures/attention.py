@@ -1,7 +1,8 @@
 """Figures of the Softmax saturation page: saturation, Jacobian collapse, Var(q·k), one row, the cost.
 
 Two-panel figures set their axes in one layout dict instead of `make_subplots`, which costs ~100 ms a
-figure in plotly's property validation and would eat most of the page's time budget.
+figure in plotly's property validation and would eat most of the page's time budget. Their panels are
+stacked, top and bottom, so that neither panel's labels reach the other on a phone.
 """
 
 from __future__ import annotations
@@ -9,32 +10,26 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-DIVERGING = "RdBu_r"
+from core.plotting import SIGNED_COLORSCALE, house_layout
+
 SCALED, UNSCALED, THEORY = "#4C78A8", "#E45756", "black"
-MARGIN = dict(l=60, r=20, t=70, b=50)
 
 
 def _axis(title: str, **extra) -> dict:
     return dict(title=dict(text=title), **extra)
 
 
-def _two_panels(title: str, height: int, left_title: str, right_title: str, gap: float = 0.12) -> dict:
-    """Layout of two side-by-side panels: traces go on (x, y) and (x2, y2); the panel titles sit above."""
+def _two_panels(title: str, height: int, top_title: str, bottom_title: str, gap: float = 0.2) -> dict:
+    """Layout of two stacked panels: traces go on (x, y), the top, and (x2, y2), the bottom; each panel's
+    title is its y axis title."""
     half = (1.0 - gap) / 2
-    panel_titles = [
-        dict(text=text, x=x, y=1.0, xref="paper", yref="paper", xanchor="center", yanchor="bottom", showarrow=False)
-        for text, x in ((left_title, half / 2), (right_title, 1.0 - half / 2))
-    ]
-    return dict(
-        title=dict(text=title),
-        height=height,
-        margin=MARGIN,
-        xaxis=dict(domain=[0.0, half], anchor="y"),
-        yaxis=dict(anchor="x"),
-        xaxis2=dict(domain=[1.0 - half, 1.0], anchor="y2"),
-        yaxis2=dict(anchor="x2"),
-        annotations=panel_titles,
-        legend=dict(orientation="h", y=-0.2),
+    return house_layout(
+        title,
+        height,
+        xaxis=dict(anchor="y"),
+        yaxis=dict(domain=[1.0 - half, 1.0], anchor="x", title=dict(text=top_title)),
+        xaxis2=dict(anchor="y2"),
+        yaxis2=dict(domain=[0.0, half], anchor="x2", title=dict(text=bottom_title)),
     )
 
 
@@ -76,11 +71,10 @@ def saturation_curves(a: np.ndarray, outputs: np.ndarray, marked_a: float | None
                 name=f"a = {marked_a:g}",
             )
         )
-    layout = dict(
-        title=dict(text="Scores [a, a, 2a]: the largest output runs to 1 as a grows"),
-        height=400,
-        margin=MARGIN,
-        xaxis=_axis("a (log)", type="log"),
+    layout = house_layout(
+        "softmax([a, a, 2a]) against a",
+        400,
+        xaxis=_axis("a (log)", type="log", dtick="D2"),
         yaxis=_axis("softmax output", range=[-0.02, 1.02]),
     )
     return go.Figure(traces, layout)
@@ -92,12 +86,11 @@ def jacobian_collapse(a: np.ndarray, max_abs: np.ndarray, norm: np.ndarray) -> g
         go.Scatter(x=a, y=max_abs, mode="lines", name="largest |∂y_i/∂s_j|", line=dict(color=UNSCALED)),
         go.Scatter(x=a, y=norm, mode="lines", name="‖J‖ (Frobenius)", line=dict(color=SCALED, dash="dash")),
     ]
-    layout = dict(
-        title=dict(text="The Jacobian diag(y) − y·yᵀ collapses: the vanishing gradient"),
-        height=400,
-        margin=MARGIN,
-        xaxis=_axis("a (log)", type="log"),
-        yaxis=_axis("Jacobian size (log)", type="log", exponentformat="power"),
+    layout = house_layout(
+        "The Jacobian collapses",
+        400,
+        xaxis=_axis("a (log)", type="log", dtick="D2"),
+        yaxis=_axis("Jacobian size (log)", type="log", exponentformat="power", dtick=2),
     )
     return go.Figure(traces, layout)
 
@@ -110,11 +103,10 @@ def variance_vs_dk(d_k: np.ndarray, unscaled: np.ndarray, scaled: np.ndarray, th
         go.Scatter(x=d_k, y=unscaled, mode="markers", marker=dict(size=9, color=UNSCALED), name="Var(q·k), measured"),
         go.Scatter(x=d_k, y=scaled, mode="markers", marker=dict(size=9, color=SCALED), name="Var(q·k/√d_k), measured"),
     ]
-    layout = dict(
-        title=dict(text="Var(q·k) = d_k; dividing by √d_k brings it back to 1"),
-        height=420,
-        margin=MARGIN,
-        xaxis=_axis("d_k (log)", type="log"),
+    layout = house_layout(
+        "Var(q·k) against d_k",
+        440,
+        xaxis=_axis("d_k (log)", type="log", dtick="D2"),
         yaxis=_axis("variance (log)", type="log"),
     )
     return go.Figure(traces, layout)
@@ -141,14 +133,9 @@ def sharpness_vs_dk(
             name="uniform: log n",
         )
     )
-    layout = _two_panels(
-        "Without the scaling, attention collapses onto one key as d_k grows",
-        420,
-        "entropy of the weights (nats)",
-        "largest weight",
-    )
-    layout["xaxis"].update(_axis("d_k (log)", type="log"))
-    layout["xaxis2"].update(_axis("d_k (log)", type="log"))
+    layout = _two_panels("Attention sharpness against d_k", 620, "entropy (nats)", "largest weight")
+    layout["xaxis"].update(_axis("d_k (log)", type="log", dtick="D2"))
+    layout["xaxis2"].update(_axis("d_k (log)", type="log", dtick="D2"))
     layout["yaxis2"].update(range=[0, 1.02])
     return go.Figure(traces, layout)
 
@@ -172,18 +159,18 @@ def softmax_row(scores: np.ndarray, probabilities: np.ndarray, gradient: np.ndar
             y=keys,
             zmin=-limit,
             zmax=limit,
-            colorscale=DIVERGING,
+            colorscale=SIGNED_COLORSCALE,
             xaxis="x2",
             yaxis="y2",
-            colorbar=dict(title=dict(text="∂y/∂s")),
+            colorbar=dict(title=dict(text="∂y/∂s"), len=0.4, y=0.0, yanchor="bottom"),
             hovertemplate="i %{y}<br>j %{x}<br>%{z:.3g}<extra></extra>",
         ),
     ]
-    layout = _two_panels("One row of scores", 380, "softmax outputs y_i", "gradient ∂y_i/∂s_j")
+    layout = _two_panels("One row of scores", 640, "softmax output y_i", "output i")
     layout["xaxis"].update(_axis("score index i"))
-    layout["yaxis"].update(range=[0, 1.1])
+    layout["yaxis"].update(range=[0, 1.15])
     layout["xaxis2"].update(_axis("score j"))
-    layout["yaxis2"].update(_axis("output i", autorange="reversed"))
+    layout["yaxis2"].update(autorange="reversed")
     layout["showlegend"] = False
     return go.Figure(traces, layout)
 
@@ -202,11 +189,9 @@ def attention_cost(
         ("explicit softmax(QKᵀ/√d)·V", explicit_seconds, explicit_bytes),
         ("fused scaled_dot_product_attention", fused_seconds, fused_bytes),
     )
-    layout = _two_panels(
-        "The price of attention: O(n²·d) time, and n² memory unless fused", 420, "time of one call (s)", memory_title
-    )
+    layout = _two_panels("Time and memory of one call", 640, "time of one call (s)", memory_title)
     for axis in ("xaxis", "xaxis2"):
-        layout[axis].update(_axis("sequence length n (log)", type="log"))
+        layout[axis].update(_axis("sequence length n (log)", type="log", dtick="D2"))
     for axis in ("yaxis", "yaxis2"):
-        layout[axis].update(type="log", exponentformat="power")
+        layout[axis].update(type="log", exponentformat="power", dtick=1)
     return go.Figure(traces, layout)

@@ -6,12 +6,9 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-DIVERGING = "RdBu_r"
+from core.plotting import SIGNED_COLORSCALE, standard_layout
 
-
-def _layout(figure: go.Figure, title: str, height: int = 420) -> go.Figure:
-    figure.update_layout(title=title, height=height, margin=dict(l=60, r=20, t=50, b=50))
-    return figure
+_layout = standard_layout  # the house style: readable text, short titles, legend above the plot
 
 
 def encoding_heatmap(
@@ -31,7 +28,7 @@ def encoding_heatmap(
             y=positions,
             zmin=zmin,
             zmax=zmax,
-            colorscale=DIVERGING,
+            colorscale=SIGNED_COLORSCALE,
             colorbar=dict(title="value"),
             hovertemplate="position %{y}<br>dimension %{x}<br>value %{z:.4f}<extra></extra>",
         )
@@ -53,12 +50,12 @@ def dimension_waves(
                 x=positions,
                 y=columns[:, j],
                 mode="lines",
-                name=f"dim {dim} ({kind}, λ={wavelengths[j]:.4g})",
+                name=f"dim {dim} ({kind}, λ {wavelengths[j]:.4g})",
             )
         )
     figure.update_xaxes(title="position")
     figure.update_yaxes(title="PE value", range=[-1.05, 1.05])
-    return _layout(figure, "Each dimension is a wave of its own wavelength")
+    return _layout(figure, "One wave per dimension", height=440)
 
 
 def position_vector(vector: np.ndarray, position: int) -> go.Figure:
@@ -107,27 +104,28 @@ def wavelength_plot(pair_index: np.ndarray, wavelengths: np.ndarray, base: float
     figure.update_xaxes(title="pair index i (dimensions 2i and 2i+1)")
     figure.update_yaxes(title="wavelength in positions (log)", type="log")
     figure.update_layout(showlegend=False)
-    return _layout(figure, f"Wavelengths 2π·base^(2i/d) for base={base:g}, d_model={d_model}", height=440)
+    return _layout(figure, f"Wavelengths, base {base:g}, d {d_model}", height=440)
 
 
 def binary_counter(positions: np.ndarray, bits: np.ndarray, fine_positions: np.ndarray, waves: np.ndarray) -> go.Figure:
-    """Bits of 0..N (left) beside sinusoids of the same periods 2, 4, 8, ... (right)."""
+    """Bits of 0..N (top) above sinusoids of the same periods 2, 4, 8, ... (bottom): stacked, so the two panels'
+    titles and labels never meet on a phone."""
     n_bits = bits.shape[1]
     figure = make_subplots(
-        rows=1,
-        cols=2,
-        column_widths=[0.35, 0.65],
-        subplot_titles=("bits of the position", "sinusoids of matching periods"),
+        rows=2,
+        cols=1,
+        row_heights=[0.45, 0.55],
+        vertical_spacing=0.14,
     )
     figure.add_trace(
         go.Heatmap(
-            z=bits.astype(np.int8),
-            x=[f"bit {b} (period {2 ** (b + 1)})" for b in range(n_bits)],
-            y=positions,
+            z=bits.astype(np.int8).T,
+            y=[f"bit {b}" for b in range(n_bits)],
+            x=positions,
             colorscale=[[0, "#F2F2F2"], [1, "#4C78A8"]],
             showscale=False,
             texttemplate="%{z}",
-            hovertemplate="position %{y}<br>%{x}<br>value %{z}<extra></extra>",
+            hovertemplate="position %{x}<br>%{y}<br>value %{z}<extra></extra>",
         ),
         row=1,
         col=1,
@@ -142,8 +140,8 @@ def binary_counter(positions: np.ndarray, bits: np.ndarray, fine_positions: np.n
                 name=f"period {2 ** (b + 1)}",
                 legendgroup=str(b),
             ),
-            row=1,
-            col=2,
+            row=2,
+            col=1,
         )
         figure.add_trace(
             go.Scatter(
@@ -155,10 +153,11 @@ def binary_counter(positions: np.ndarray, bits: np.ndarray, fine_positions: np.n
                 legendgroup=str(b),
                 showlegend=False,
             ),
-            row=1,
-            col=2,
+            row=2,
+            col=1,
         )
-    figure.update_yaxes(autorange="reversed", title="position", row=1, col=1)
-    figure.update_xaxes(title="position", row=1, col=2)
-    figure.update_yaxes(showticklabels=False, row=1, col=2)
-    return _layout(figure, "The low bit flips fastest, like the first pair of dimensions", height=480)
+    figure.update_yaxes(title="bits of the position", row=1, col=1)
+    figure.update_xaxes(title="position", row=1, col=1)
+    figure.update_xaxes(title="position", row=2, col=1)
+    figure.update_yaxes(showticklabels=False, title="waves, same periods", row=2, col=1)
+    return _layout(figure, "The low bit flips fastest", height=620)

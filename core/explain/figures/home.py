@@ -1,4 +1,8 @@
-"""The home page's figures: the live order-blindness demo, and one small figure per story section."""
+"""The home page's figures: the live order-blindness demo, and one small figure per story section.
+
+Every figure is in the house style (core.plotting): short titles that fit a phone, axis titles on every axis, a
+legend on every figure with more than one line, and the signed colour scale on the signed heatmaps.
+"""
 
 from __future__ import annotations
 
@@ -7,46 +11,60 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from core.explain.order_demo import ShuffleDemo
-from core.plotting import standard_layout as _layout
+from core.plotting import SIGNED_COLORSCALE, house_layout, standard_layout
 
-SMALL = 230
+SMALL = 280
 
 
 def shuffle_demo(demo: ShuffleDemo) -> go.Figure:
-    """The layer's outputs for the words as typed, and for the shuffled words with their rows put back."""
+    """The layer's outputs for the words as typed (top) and for the shuffled words with their rows put back
+    (bottom): stacked, so the row labels of one panel never sit on the other, even 390 px wide."""
     labels = [f"{i}: {word}" for i, word in enumerate(demo.words)]
+    height = 240 + 56 * len(labels)
     figure = make_subplots(
-        rows=1,
-        cols=2,
-        horizontal_spacing=0.12,
-        subplot_titles=("outputs, words as typed", "outputs of the shuffled words, rows put back"),
+        rows=2,
+        cols=1,
+        vertical_spacing=110 / height,  # px: the top panel's tick labels and axis title, then the panel title
+        subplot_titles=("words as typed", "shuffled, rows put back"),
     )
     limit = float(np.max(np.abs(demo.outputs))) or 1.0
-    for col, values in enumerate((demo.outputs, demo.shuffled_back), start=1):
+    for row, values in enumerate((demo.outputs, demo.shuffled_back), start=1):
         figure.add_trace(
-            go.Heatmap(z=values, y=labels, colorscale="RdBu", zmin=-limit, zmax=limit, showscale=col == 2),
-            row=1,
-            col=col,
+            go.Heatmap(
+                z=values,
+                y=labels,
+                colorscale=SIGNED_COLORSCALE,
+                zmin=-limit,
+                zmax=limit,
+                showscale=row == 1,
+                colorbar=dict(title=dict(text="output"), len=0.5, y=1.0, yanchor="top"),
+            ),
+            row=row,
+            col=1,
         )
-        figure.update_yaxes(autorange="reversed", row=1, col=col)
-        figure.update_xaxes(title="output dimension", row=1, col=col)
-    return _layout(figure, "One self-attention layer, fixed random weights", height=120 + 32 * len(labels))
+        figure.update_yaxes(autorange="reversed", title="word", row=row, col=1)
+        figure.update_xaxes(title="output dimension", row=row, col=1)
+    figure.update_layout(margin=dict(t=36))  # room for the panel titles, which do not push the margin
+    return standard_layout(figure, "One attention layer, random weights", height=height)
 
 
 def _small(figure: go.Figure, title: str) -> go.Figure:
-    figure.update_layout(title=title, height=SMALL, margin=dict(l=40, r=10, t=40, b=30), showlegend=False)
+    figure.update_layout(house_layout(title, SMALL))
     return figure
 
 
 def position_heatmap(table: np.ndarray) -> go.Figure:
-    """A sinusoidal encoding: positions down, dimensions across."""
-    figure = go.Figure(go.Heatmap(z=table, colorscale="RdBu", zmin=-1, zmax=1, showscale=False))
+    """A sinusoidal encoding: positions down, dimensions across, +1 red and -1 blue as on every signed heatmap."""
+    figure = go.Figure(
+        go.Heatmap(z=table, colorscale=SIGNED_COLORSCALE, zmin=-1, zmax=1, colorbar=dict(title=dict(text="value")))
+    )
     figure.update_yaxes(autorange="reversed", title="position")
+    figure.update_xaxes(title="dimension")
     return _small(figure, "A position vector per position")
 
 
 def causal_mask(tokens: int) -> go.Figure:
-    """Which keys each query may see under a causal mask."""
+    """Which keys each query may see under a causal mask (1 = seen)."""
     figure = go.Figure(go.Heatmap(z=np.tril(np.ones((tokens, tokens))), colorscale="Blues", showscale=False))
     figure.update_yaxes(autorange="reversed", title="query")
     figure.update_xaxes(title="key")
@@ -57,13 +75,13 @@ def steps(tokens: np.ndarray) -> go.Figure:
     """Sequential steps to process n tokens: training in parallel (1) against decoding (n)."""
     figure = go.Figure(
         [
-            go.Scatter(x=tokens, y=np.ones_like(tokens), mode="lines", name="training, teacher forcing"),
-            go.Scatter(x=tokens, y=tokens, mode="lines", name="decoding, one step per token"),
+            go.Scatter(x=tokens, y=np.ones_like(tokens), mode="lines", name="training"),
+            go.Scatter(x=tokens, y=tokens, mode="lines", name="decoding"),
         ]
     )
     figure.update_xaxes(title="tokens")
     figure.update_yaxes(title="sequential steps")
-    return _small(figure, "Steps: one parallel pass vs one per token")
+    return _small(figure, "One parallel pass vs one per token")
 
 
 def bottleneck(lengths: np.ndarray, width: int) -> go.Figure:
@@ -75,7 +93,7 @@ def bottleneck(lengths: np.ndarray, width: int) -> go.Figure:
         ]
     )
     figure.update_xaxes(title="sentence length (tokens)")
-    figure.update_yaxes(title="numbers", type="log")
+    figure.update_yaxes(title="numbers (log)", type="log")
     return _small(figure, "What must fit into one vector")
 
 
@@ -83,12 +101,12 @@ def context(positions: np.ndarray, segment: int) -> go.Figure:
     """Tokens of context each position sees: a vanilla model's segments reset it; segment recurrence does not."""
     figure = go.Figure(
         [
-            go.Scatter(x=positions, y=positions % segment, mode="lines", name="vanilla, separate segments"),
+            go.Scatter(x=positions, y=positions % segment, mode="lines", name="vanilla segments"),
             go.Scatter(
                 x=positions,
                 y=np.minimum(positions, segment + positions % segment),
                 mode="lines",
-                name="with segment recurrence",
+                name="segment recurrence",
             ),
         ]
     )

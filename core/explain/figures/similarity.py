@@ -9,15 +9,14 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-DIVERGING = "RdBu_r"
+from core.plotting import SIGNED_COLORSCALE, house_layout
 
 
 def _layout(title: str, x_title: str, y_title: str, height: int = 420, **axes) -> dict:
-    """One-panel layout; `axes` may hold extra xaxis=... / yaxis=... settings."""
-    return dict(
-        title=dict(text=title),
-        height=height,
-        margin=dict(l=60, r=20, t=50, b=50),
+    """One-panel layout in the house style; `axes` may hold extra xaxis=... / yaxis=... settings."""
+    return house_layout(
+        title,
+        height,
         xaxis=dict(title=dict(text=x_title), **axes.get("xaxis", {})),
         yaxis=dict(title=dict(text=y_title), **axes.get("yaxis", {})),
     )
@@ -60,7 +59,7 @@ def similarity_heatmap(matrix: np.ndarray, positions: np.ndarray, title: str, va
         y=positions,
         zmin=-limit,
         zmax=limit,
-        colorscale=DIVERGING,
+        colorscale=SIGNED_COLORSCALE,
         colorbar=dict(title=dict(text=value_label)),
         hovertemplate="m %{y}<br>n %{x}<br>" + value_label + " %{z:.4f}<extra></extra>",
     )
@@ -95,10 +94,14 @@ def beyond_trained(offsets: np.ndarray, curves: dict[str, np.ndarray], train_len
     shaded."""
     figure = go.Figure()
     figure.add_vrect(x0=train_len, x1=float(offsets[-1]), fillcolor="#b5504b", opacity=0.08, line_width=0)
-    figure.add_vline(x=train_len, line_color="#b5504b", line_dash="dash", annotation_text="trained length")
+    figure.add_vline(
+        x=train_len,
+        line_color="#b5504b",
+        line_dash="dash",
+        annotation_text="trained length",
+        annotation_position="bottom right",
+    )
     for name, values in curves.items():
         figure.add_trace(go.Scatter(x=offsets, y=values, mode="lines", name=name))
-    figure.update_xaxes(title="offset (positions)")
-    figure.update_yaxes(title="score")
-    figure.update_layout(title=title, height=360, margin=dict(l=60, r=20, t=50, b=50))
+    figure.update_layout(_layout(title, "offset (positions)", "score", height=380))
     return figure
