@@ -266,3 +266,15 @@ def test_a_study_resumes_from_its_checkpoint_without_retraining_finished_cells(r
     assert [{k: v for k, v in run.items() if k != "train_seconds"} for run in again["runs"]] == strip
     with pytest.raises(ValueError, match="checkpoint of another study .*seeds"):
         run_study(tiny_plan(recordings, models=["A", "B"], seeds=[0, 1], tune_lr=True, checkpoint=path))
+
+
+def test_the_study_cli_reports_learning_rate_trials_and_final_runs_line_by_line(tmp_path, capsys):
+    from core.lab.study.cli import main
+
+    argv = "--duration 1.5 --models A,B --seeds 0 --folds 3 --window 128 --patch 16 --heads 2 --layers 1 --epochs 1"
+    assert main([*argv.split(), "--tune-lr", "--out", str(tmp_path / "tuned.json")]) == 0
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.lstrip().startswith("[")]
+    trials = [line for line in lines if "validation loss" in line]
+    finals = [line for line in lines if "accuracy" in line]
+    assert len(trials) == 3 * 3 * 2  # 3 folds x 3 rates x 2 models, seed 0
+    assert len(finals) == 3 * 2 and all("rate" not in line.split(",")[0] for line in finals)

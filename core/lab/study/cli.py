@@ -116,6 +116,19 @@ def make_study_plan(args: argparse.Namespace, command: str) -> StudyPlan:
     )
 
 
+def describe_finished(run: dict) -> str:
+    """One progress line's words for a finished run, or for a learning-rate trial (which keeps only its best
+    validation loss: it is scored on the fold's validation block, never its test block)."""
+    converged = "" if run["converged"] else ", not converged"
+    epochs = f"best epoch {run['best_epoch']} of {run['epochs']}{converged}"
+    if "accuracy" not in run:
+        return f"{run['model']} seed {run['seed']}: validation loss {run['val_loss']:.4f}, {epochs}"
+    return (
+        f"{run['model']} seed {run['seed']}: accuracy {100 * run['accuracy']:.1f} %, balanced "
+        f"{100 * run['balanced_accuracy']:.1f} %, {epochs}, {run['train_seconds']:.1f} s"
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run (or reanalyse) the study the arguments describe: 0 when its JSON is written, 2 for bad data or
     settings."""
@@ -127,14 +140,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     def say(event: Event) -> None:
         if isinstance(event, RunFinished):
             done[0] += 1
-            run = event.run
-            converged = "" if run["converged"] else ", not converged"
-            print(
-                f"  [{done[0]}/{total}] {event.stage.label}, {run['model']} seed {run['seed']}: accuracy "
-                f"{100 * run['accuracy']:.1f} %, balanced {100 * run['balanced_accuracy']:.1f} %, best epoch "
-                f"{run['best_epoch']} of {run['epochs']}{converged}, {run['train_seconds']:.1f} s",
-                flush=True,
-            )
+            print(f"  [{done[0]}/{total}] {event.stage.label}, {describe_finished(event.run)}", flush=True)
 
     if args.reanalyse is not None:
         try:
