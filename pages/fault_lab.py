@@ -8,6 +8,7 @@ from core.lab.figures import fault_lab as figures
 from core.lab.names import URL_ALIASES
 from core.lab.vibration import DataError
 from core.safe_text import markdown_text
+from ui.common import data_section as one_download
 from ui.common import page_intro, show_figure
 from ui.entry import use_app_navigation
 from ui.lab import experiment as lab
@@ -39,35 +40,36 @@ st.caption(
     f"{recording.meta.get('file', label)} · {recording.sample_rate:g} Hz · {recording.duration_s:.1f} s"
     + (f" · {recording.meta['rpm']:.0f} rpm" if recording.meta.get("rpm") else "")
 )
-show_figure(
-    figures.waveform(
-        views.time_s, views.excerpt, f"{label}: the first {views.time_s[-1] + 1 / recording.sample_rate:.2f} s"
-    ),
-    pd.DataFrame({"time_s": views.time_s, "signal": views.excerpt}),
-    "waveform",
-)
-left, right = st.columns(2)
-with left:
+with one_download("signals"):  # the excerpt and both spectra: one download
     show_figure(
-        figures.spectrum(views.frequencies, views.amplitudes, "Spectrum", log_y=True),
-        pd.DataFrame({"hz": views.frequencies, "amplitude": views.amplitudes}),
-        "spectrum",
+        figures.waveform(
+            views.time_s, views.excerpt, f"{label}: the first {views.time_s[-1] + 1 / recording.sample_rate:.2f} s"
+        ),
+        pd.DataFrame({"time_s": views.time_s, "signal": views.excerpt}),
+        "waveform",
     )
-with right:
-    if views.envelope_frequencies.size:
+    left, right = st.columns(2)
+    with left:
         show_figure(
-            figures.spectrum(
-                views.envelope_frequencies,
-                views.envelope_amplitudes,
-                f"Envelope spectrum ({views.band[0]:g}-{views.band[1]:g} Hz band)",
-                views.markers,
-                max_hz=600,
-            ),
-            pd.DataFrame({"hz": views.envelope_frequencies, "amplitude": views.envelope_amplitudes}),
-            "envelope_spectrum",
+            figures.spectrum(views.frequencies, views.amplitudes, "Spectrum", log_y=True),
+            pd.DataFrame({"hz": views.frequencies, "amplitude": views.amplitudes}),
+            "spectrum",
         )
-    if views.note:
-        st.caption(views.note)
+    with right:
+        if views.envelope_frequencies.size:
+            show_figure(
+                figures.spectrum(
+                    views.envelope_frequencies,
+                    views.envelope_amplitudes,
+                    f"Envelope spectrum ({views.band[0]:g}-{views.band[1]:g} Hz band)",
+                    views.markers,
+                    max_hz=600,
+                ),
+                pd.DataFrame({"hz": views.envelope_frequencies, "amplitude": views.envelope_amplitudes}),
+                "envelope_spectrum",
+            )
+        if views.note:
+            st.caption(views.note)
 st.markdown(
     "A local fault strikes once per passing ball, and each strike rings a resonance of a few kHz: the "
     "fault rate shows in the **envelope** of that ringing, marked where the class and speed are known."

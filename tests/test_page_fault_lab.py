@@ -430,3 +430,44 @@ def test_a_reopened_results_file_shows_the_order_test_and_asks_to_retrain_for_at
     assert any("drop, shuffled tokens (points)" in frame.value.columns for frame in fresh.dataframe)
     fresh.toggle(key="att_show").set_value(True).run()
     assert any("Attention maps need the trained weights" in i.value for i in fresh.info)
+
+
+def _download_keys(at: AppTest) -> list[str]:
+    """The keys of the page's download buttons (the user key ends each element id)."""
+    return [button.proto.id.rsplit("-", 1)[-1] for button in at.get("download_button")]
+
+
+def test_a_new_data_seed_loads_at_once_and_a_link_with_it_opens_the_same_view():
+    at = open_lab()
+    at.number_input(key="dseed").set_value(4).run()
+    assert not at.exception
+    assert at.number_input(key="dseed").value == 4  # bound: the browser writes it to the link as ?dseed=4
+    assert at.session_state[keys.DATA_KEY].spec.data_seed == 4  # loaded without pressing "Use the synthetic set"
+    text = " ".join(m.value for m in at.markdown)
+    assert "**Current data:** the built-in synthetic set (seed 4, loads 0 HP)" in text
+    changed = trace_array(figures(at)[0]["data"][0], "y")
+    seed0 = trace_array(figures(open_lab())[0]["data"][0], "y")
+    assert not np.array_equal(changed, seed0)  # another set of signals, not seed 0 relabelled
+    link = open_lab({"dseed": "4"})  # a fresh session opened from that link
+    assert link.session_state[keys.DATA_KEY].spec.data_seed == 4
+    assert "(seed 4, loads 0 HP)" in " ".join(m.value for m in link.markdown)
+    assert np.array_equal(trace_array(figures(link)[0]["data"][0], "y"), changed)  # the view the link names
+
+
+def test_new_synthetic_loads_load_at_once():
+    at = open_lab()
+    at.multiselect(key="dloads").set_value([0, 2]).run()
+    assert not at.exception
+    assert at.session_state[keys.DATA_KEY].loads == [0, 2]
+    assert "(seed 0, loads 0, 2 HP)" in " ".join(m.value for m in at.markdown)
+
+
+def test_the_signals_and_the_result_figures_each_offer_one_download(trained):
+    at = trained
+    downloads = _download_keys(at)
+    assert "csv_signals" in downloads and "csv_result_figures" in downloads
+    assert not {"csv_waveform", "csv_spectrum", "csv_envelope_spectrum", "csv_metrics", "csv_per_class_f1"} & set(
+        downloads
+    )  # no button under each small figure
+    labels = {button.proto.id.rsplit("-", 1)[-1]: button.proto.label for button in at.get("download_button")}
+    assert labels["csv_result_figures"] == "Download the data of this section (zip of CSVs)"

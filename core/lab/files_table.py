@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 import pandas as pd
 
 from core.lab.data_spec import DataSpec, FileRef
+from core.lab.report import format_number
 from core.lab.vibration import DataError
 from core.lab.vibration.csv_reader import DEFAULT_SAMPLE_RATE
 from core.lab.vibration.inspect import FileInspection
@@ -28,12 +29,29 @@ Inspection = FileInspection | MatInspection | str  # a str: why the file cannot 
 
 
 def proposed_table(
-    names: Sequence[str], found: Sequence[Inspection], up_to_digit: bool, default_rate: float
+    names: Sequence[str],
+    found: Sequence[Inspection],
+    up_to_digit: bool,
+    default_rate: float,
+    rate_assumed: bool = False,
+    edited_rates: Collection[int] = (),
 ) -> pd.DataFrame:
     """One row per file (COLUMNS): the reader's proposal for it; `up_to_digit` names a file's class by its name
-    up to the first digit, `default_rate` is the rate of a file that states none."""
+    up to the first digit, `default_rate` is the rate of a file that states none. With `rate_assumed` (no rate
+    typed: `default_rate` is the reader's assumption), the "found" cell of a file that states no rate says so
+    first (`assumed_rate_note`), except in the rows in `edited_rates` (0-based), whose rate the visitor set."""
     rows = [_proposed_row(name, inspection, up_to_digit, default_rate) for name, inspection in zip(names, found)]
+    if rate_assumed:
+        for number, (row, inspection) in enumerate(zip(rows, found)):
+            if number not in edited_rates and not isinstance(inspection, str) and not inspection.sample_rate:
+                row["found"] = f"{assumed_rate_note(default_rate)} {row['found']}"
     return pd.DataFrame(rows, columns=list(COLUMNS))
+
+
+def assumed_rate_note(rate: float) -> str:
+    """What the preview says of a rate the reader assumes: "12000 Hz (assumed: no time column or rate in the
+    file; edit it)."."""
+    return f"{format_number(rate)} Hz (assumed: no time column or rate in the file; edit it)."
 
 
 def _proposed_row(name: str, inspection: Inspection, up_to_digit: bool, default_rate: float) -> dict[str, Any]:

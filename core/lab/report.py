@@ -23,6 +23,13 @@ def format_number(value: float) -> str:
     return str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
 
 
+def plural(count: int, word: str, words: str | None = None) -> str:
+    """A count and its noun, singular for one: plural(1, "epoch") -> "1 epoch", plural(3, "epoch") -> "3 epochs",
+    plural(2, "class", "classes") -> "2 classes"; thousands are grouped ("35,998 times")."""
+    noun = word if count == 1 else (words or f"{word}s")
+    return f"{count:,} {noun}"
+
+
 def format_list(values: Sequence[float]) -> str:
     """Numbers as a CLI list: "-4,0,4.5"."""
     return ",".join(format_number(v) for v in values)
@@ -65,7 +72,9 @@ def verdict(paired: Mapping[str, Mapping[str, Any]], n_test: int | None, models:
             f"No comparison: model {REFERENCE_MODEL} was not run." if missing else "No other model to compare with A."
         )
     if n_test:
-        sentences.append(f"The test set has {n_test} windows, so one window is {100 / n_test:.2f} points of accuracy.")
+        sentences.append(
+            f"The test set has {plural(n_test, 'window')}, so one window is {100 / n_test:.2f} points of accuracy."
+        )
     return " ".join(sentences)
 
 

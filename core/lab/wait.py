@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from core.lab.report import plural
 from core.lab.study.folds import make_folds
 from core.lab.vibration.types import Recording
 from core.lab.vibration.windows import make_windows
@@ -64,7 +65,15 @@ def page_refusal(runs: int, seconds: float) -> str | None:
     if runs <= MAX_PAGE_RUNS and seconds <= MAX_PAGE_SECONDS:
         return None
     return (
-        f"Too large for a shared page ({runs} training runs, {describe_wait(seconds)}; one press starts at most "
-        f"{MAX_PAGE_RUNS} runs or {MAX_PAGE_SECONDS // 60:g} minutes), and this server has no cluster to send it "
-        "to. Run it where you have the cores:"
+        f"Too large for a shared page ({plural(runs, 'training run')}, {describe_wait(seconds)}; one press starts at "
+        f"most {plural(MAX_PAGE_RUNS, 'run')} or {describe_limit(MAX_PAGE_SECONDS)}), and this server has no "
+        "cluster to send it to. Run it where you have the cores:"
     )
+
+
+def describe_limit(seconds: float) -> str:
+    """A time limit in words: "10 minutes", "1 minute", and in seconds under a minute or off the minute ("40 s",
+    "90 s")."""
+    if seconds >= 60 and seconds % 60 == 0:
+        return plural(int(seconds // 60), "minute")
+    return f"{seconds:g} s"

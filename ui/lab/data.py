@@ -195,11 +195,21 @@ def data_section() -> LoadedData:
     seed, loads = 0, [0]
     if source == "synthetic":
         left, right = st.columns(2)
-        seed = left.number_input("Data seed", 0, 999, 0, key="dseed", bind="query-params")
-        loads = right.multiselect("Motor loads (HP)", [0, 1, 2, 3], default=[0], key="dloads", bind="query-params")
+        seed = left.number_input(
+            "Data seed", 0, 999, 0, key="dseed", bind="query-params", on_change=_use_chosen_synthetic
+        )
+        loads = right.multiselect(
+            "Motor loads (HP)",
+            [0, 1, 2, 3],
+            default=[0],
+            key="dloads",
+            bind="query-params",
+            on_change=_use_chosen_synthetic,
+        )
         st.caption(
             "Ten CWRU-like classes modelled from the SKF 6205 geometry: impacts at the fault rate ring a "
-            "structural resonance, with slip, load-zone modulation and the real files' levels."
+            "structural resonance, with slip, load-zone modulation and the real files' levels. A new seed or "
+            "set of loads is loaded at once."
         )
         if st.button("Use the synthetic set", key="load_synthetic"):
             replace_data(lambda: synthetic(seed, loads))
@@ -225,6 +235,12 @@ def data_section() -> LoadedData:
     for warning in data.warnings:
         st.warning(markdown_text(warning, MESSAGE_CHARS))
     return data
+
+
+def _use_chosen_synthetic() -> None:
+    """When the synthetic seed or loads change, the set they name becomes the current data at once: the page then
+    shows what its link (?dseed=4&dloads=0) names, as a fresh session opened from that link does."""
+    replace_data(lambda: synthetic(st.session_state["dseed"], st.session_state["dloads"]))
 
 
 def _cwru_controls() -> None:

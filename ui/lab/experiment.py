@@ -33,6 +33,7 @@ from core.lab.training import TrainConfig, default_workers, describe_device, pic
 from core.lab.vibration import Recording
 from core.lab.wait import describe_wait, expected_seconds, plan_training_windows, windows_per_second
 from core.lab.wait import page_refusal as budget_refusal
+from ui.common import CHART_CONFIG
 from ui.lab.data import LoadedData
 from ui.lab.keys import JOB_KEY, MESSAGE_KEY, OWNER_KEY, RESULTS_KEY, STUDY_KEY, WEIGHTS_KEY
 
@@ -356,7 +357,8 @@ def progress_panel() -> None:
     if status.state == "running" and status.history:
         histories[f"{status.model} · seed {status.seed}"] = status.history
     if histories:
-        st.plotly_chart(figures.training_curves(histories), key="training_curves")
+        # the house style keeps its own readable colours: Streamlit's chart theme would repaint them
+        st.plotly_chart(figures.training_curves(histories), key="training_curves", config=CHART_CONFIG, theme=None)
     if job.done:
         collect(job)
         st.rerun(scope="app")

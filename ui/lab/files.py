@@ -146,7 +146,8 @@ def _edited_table(files: Sequence[Any], found: Sequence[Inspection], typed_rate:
         | {v for i in found if isinstance(i, MatInspection) for v in i.vectors}
     )
     st.markdown("**How each file will be read** (edit a cell to change it):")
-    proposal = proposed_table([f.name for f in files], found, up_to_digit, typed_rate or DEFAULT_SAMPLE_RATE)
+    names, rate = [f.name for f in files], typed_rate or DEFAULT_SAMPLE_RATE
+    proposal = proposed_table(names, found, up_to_digit, rate, typed_rate is None, _rows_with_edited_rate())
     return st.data_editor(
         proposal,
         key="csv_preview",
@@ -163,6 +164,13 @@ def _edited_table(files: Sequence[Any], found: Sequence[Inspection], typed_rate:
             "found": st.column_config.TextColumn(width="large"),
         },
     )
+
+
+def _rows_with_edited_rate() -> set[int]:
+    """The rows of `csv_preview` whose sample rate the visitor has edited: their rate is no longer assumed."""
+    state = st.session_state.get("csv_preview")
+    edited = state.get("edited_rows", {}) if isinstance(state, dict) else {}
+    return {int(row) for row, cells in edited.items() if isinstance(cells, dict) and RATE in cells}
 
 
 def _first_rows(files: Sequence[Any], found: Sequence[Inspection]) -> None:

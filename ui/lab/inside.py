@@ -21,7 +21,7 @@ from core.lab.probes.tables import order_table
 from core.lab.vibration import DataError, make_windows
 from core.lab.vibration.windows import WindowSet
 from core.safe_text import markdown_literal
-from ui.common import show_figure, show_table
+from ui.common import data_section, show_figure, show_table
 from ui.lab.data import LoadedData
 from ui.lab.keys import WEIGHTS_KEY
 
@@ -109,17 +109,18 @@ def attention_section(results: dict[str, Any], data: LoadedData) -> None:
         st.info("The current data are not the data these models were trained on: train again to see their attention.")
         return
     x = torch.as_tensor(windows.x_test)
-    _attention_maps(models, x, windows.y_test, results["class_names"])
-    model_config = results["config"]["train"]["model"]
-    profile_section(_profiles(models, x), model_config["d_model"] or model_config["patch"])
-    st.caption("Compare with the sinusoids' dot product against offset on the [Similarity page](/similarity).")
-    if "B-learned" in models:
-        matrix = cosine_matrix(learned_table(models["B-learned"]))
-        show_figure(
-            figures.similarity_matrix(matrix, "B-learned's trained position table: cosine similarity"),
-            pd.DataFrame(matrix),
-            "learned_table",
-        )
+    with data_section("attention"):  # one download for the attention maps and position signals
+        _attention_maps(models, x, windows.y_test, results["class_names"])
+        model_config = results["config"]["train"]["model"]
+        profile_section(_profiles(models, x), model_config["d_model"] or model_config["patch"])
+        st.caption("Compare with the sinusoids' dot product against offset on the [Similarity page](/similarity).")
+        if "B-learned" in models:
+            matrix = cosine_matrix(learned_table(models["B-learned"]))
+            show_figure(
+                figures.similarity_matrix(matrix, "B-learned's trained position table: cosine similarity"),
+                pd.DataFrame(matrix),
+                "learned_table",
+            )
 
 
 def _test_windows(results: dict[str, Any], data: LoadedData) -> WindowSet | None:

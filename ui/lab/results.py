@@ -20,7 +20,7 @@ from core.lab.figures import fault_lab as figures
 from core.lab.reopen import sentence_markdown
 from core.lab.tables import confusion_frame, mean_per_class_f1, summed_confusion
 from core.safe_text import markdown_literal
-from ui.common import show_figure, show_table
+from ui.common import data_section, show_figure, show_table
 from ui.lab.data import LoadedData
 from ui.lab.experiment import files_to_save
 from ui.lab.inside import attention_section, order_section
@@ -110,14 +110,15 @@ def _summary(results: Mapping[str, Any]) -> None:
 def _figures(results: Mapping[str, Any]) -> None:
     """The metrics per model, the confusion matrices summed over seeds and the per-class F1 (core.lab.tables)."""
     names = results["class_names"]
-    show_figure(figures.metric_bars(results["summary"], list(METRICS)), report.summary_table(results), "metrics")
     matrices, per_class = summed_confusion(results), mean_per_class_f1(results)
-    show_figure(figures.confusion_matrices(matrices, names), confusion_frame(matrices, names), "confusion_matrices")
-    show_figure(
-        figures.per_class_f1(per_class, names),
-        pd.DataFrame(per_class, index=names).rename_axis("class").reset_index(),
-        "per_class_f1",
-    )
+    with data_section("result_figures"):  # one download for the three figures
+        show_figure(figures.metric_bars(results["summary"], list(METRICS)), report.summary_table(results), "metrics")
+        show_figure(figures.confusion_matrices(matrices, names), confusion_frame(matrices, names), "confusion_matrices")
+        show_figure(
+            figures.per_class_f1(per_class, names),
+            pd.DataFrame(per_class, index=names).rename_axis("class").reset_index(),
+            "per_class_f1",
+        )
 
 
 def _evaluation_block(evaluation: Any, block: Mapping[str, Any]) -> None:

@@ -30,7 +30,7 @@ from core.lab.tables import confusion_frame
 from core.lab.vibration import Recording
 from core.lab.wait import describe_wait, expected_seconds, fold_training_windows, windows_per_second
 from core.safe_text import markdown_literal, markdown_text
-from ui.common import show_figure, show_table
+from ui.common import data_section, show_figure, show_table
 from ui.lab.data import LoadedData
 from ui.lab.experiment import (
     LabSettings,
@@ -103,6 +103,14 @@ def show_study(study: dict[str, Any]) -> None:
     if config["design"] == "fault-size":
         st.markdown("**Per class**, pooled over folds and seeds (the classes are unbalanced here)")
         show_table(per_class(study), "study_per_class")
+    with data_section("study_figures"):  # one download for the study's figures (the tables keep their own)
+        _study_figures(study, comparisons)
+
+
+def _study_figures(study: dict[str, Any], comparisons: list[dict[str, Any]]) -> None:
+    """The study's figures: the equivalence plot, the paired differences, the folds, the half-widths, the order
+    test, the stored profiles and the pooled confusion matrices."""
+    config = study["config"]
     if comparisons:
         show_figure(figures.equivalence(comparisons), comparisons_table(comparisons), "study_equivalence")
         a, b = comparisons[0]["a"], comparisons[0]["b"]

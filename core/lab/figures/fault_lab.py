@@ -13,7 +13,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from core.plotting import PALETTE, labels, model_colours
+from core.plotting import PALETTE, house_layout, labels, model_colours
 from core.plotting import standard_layout as _layout
 from core.safe_text import plotly_literal
 
@@ -79,7 +79,8 @@ def windows_per_class(counts: Mapping[str, Mapping[str, int]], class_names: Sequ
                 marker_color=PALETTE[i],
             )
         )
-    figure.update_layout(barmode="group")
+    figure.update_layout(barmode="group", showlegend=True)
+    figure.update_xaxes(title="class")
     figure.update_yaxes(title="windows")
     return _layout(figure, "Windows per class and split", height=300)
 
@@ -143,7 +144,7 @@ def training_curves(histories: Mapping[str, Sequence[Mapping[str, float]]]) -> g
     figure.update_xaxes(title="epoch")
     figure.update_yaxes(title="cross-entropy", row=1, col=1)
     figure.update_yaxes(title="%", row=1, col=2)
-    return _layout(figure, "Training progress", height=340)
+    return figure.update_layout(house_layout("Training progress", 340, showlegend=True))
 
 
 def metric_bars(summary: Mapping[str, Mapping[str, Mapping[str, float]]], metrics: Sequence[str]) -> go.Figure:
@@ -164,7 +165,8 @@ def metric_bars(summary: Mapping[str, Mapping[str, Mapping[str, float]]], metric
                 error_y=dict(type="data", array=sds, visible=True),
             )
         )
-    figure.update_layout(barmode="group")
+    figure.update_layout(barmode="group", showlegend=True)
+    figure.update_xaxes(title="metric")
     figure.update_yaxes(title="% (mean ± sd over seeds)")
     return _layout(figure, "Test metrics per model", height=360)
 
@@ -186,14 +188,16 @@ def confusion_matrices(matrices: Mapping[str, np.ndarray], class_names: Sequence
                 zmax=1,
                 colorscale="Blues",
                 showscale=i == len(models),
+                colorbar=dict(title="share of row", tickformat=".0%"),
                 customdata=counts,
                 hovertemplate="true %{y}<br>predicted %{x}<br>%{z:.0%} (%{customdata:.0f} windows)<extra></extra>",
             ),
             row=1,
             col=i,
         )
-        figure.update_yaxes(autorange="reversed", row=1, col=i, showticklabels=i == 1)
-    figure.update_xaxes(tickangle=-45)
+        # the panels share their classes down the side: the first one names them and titles the axis
+        figure.update_yaxes(autorange="reversed", row=1, col=i, showticklabels=i == 1, title="true" if i == 1 else None)
+    figure.update_xaxes(tickangle=-45, title="predicted")
     return _layout(figure, "Confusion matrices (summed over seeds, row-normalised)", height=380)
 
 
@@ -210,7 +214,8 @@ def per_class_f1(per_model: Mapping[str, Sequence[float]], class_names: Sequence
                 marker_color=colours[model],
             )
         )
-    figure.update_layout(barmode="group")
+    figure.update_layout(barmode="group", showlegend=True)
+    figure.update_xaxes(title="class")
     figure.update_yaxes(title="F1 % (mean over seeds)", range=[0, 105])
     return _layout(figure, "F1 per class", height=340)
 
@@ -236,6 +241,7 @@ def noise_curve(
                 error_y=errors,
             )
         )
+    figure.update_layout(showlegend=True)
     figure.update_xaxes(title="SNR of the test windows (dB)")
     figure.update_yaxes(title="accuracy %")
     return _layout(figure, "Robustness to added white noise", height=340)

@@ -10,7 +10,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from core.plotting import PALETTE, labels
+from core.plotting import PALETTE, SIGNED_COLORSCALE, labels
 from core.plotting import standard_layout as _layout
 from core.safe_text import plotly_literal
 
@@ -31,6 +31,7 @@ def attention_by_offset(profiles: Mapping[str, np.ndarray]) -> go.Figure:
                     line=dict(color=PALETTE[i % len(PALETTE)], dash="solid" if layer == 0 else "dot"),
                 )
             )
+    figure.update_layout(showlegend=True)
     figure.update_xaxes(title="offset key − query (tokens)")
     figure.update_yaxes(title="mean attention weight")
     return _layout(figure, "Does a model attend by relative position? Attention against offset", height=360)
@@ -40,8 +41,17 @@ def attention_maps(maps: Mapping[str, np.ndarray]) -> go.Figure:
     """One heatmap per model (queries down, keys across)."""
     figure = make_subplots(rows=1, cols=len(maps), subplot_titles=labels(maps), horizontal_spacing=0.08)
     for col, weights in enumerate(maps.values(), start=1):
-        figure.add_trace(go.Heatmap(z=weights, colorscale="Blues", zmin=0, showscale=col == len(maps)), row=1, col=col)
-        figure.update_yaxes(autorange="reversed", title="query" if col == 1 else None, row=1, col=col)
+        figure.add_trace(
+            go.Heatmap(
+                z=weights, colorscale="Blues", zmin=0, showscale=col == len(maps), colorbar=dict(title="weight")
+            ),
+            row=1,
+            col=col,
+        )
+        # the panels share their queries down the side: the first one numbers them and titles the axis
+        figure.update_yaxes(
+            autorange="reversed", title="query" if col == 1 else None, showticklabels=col == 1, row=1, col=col
+        )
         figure.update_xaxes(title="key", row=1, col=col)
     return _layout(figure, "Attention on one test window", height=360)
 
@@ -59,6 +69,7 @@ def position_similarity(by_offset: Mapping[str, np.ndarray]) -> go.Figure:
                 line=dict(color=PALETTE[i % len(PALETTE)]),
             )
         )
+    figure.update_layout(showlegend=True)
     figure.update_xaxes(title="offset k (tokens)")
     figure.update_yaxes(title="cosine similarity")
     return _layout(figure, "Position similarity against offset: learned table vs sinusoids", height=340)
@@ -66,7 +77,9 @@ def position_similarity(by_offset: Mapping[str, np.ndarray]) -> go.Figure:
 
 def similarity_matrix(matrix: np.ndarray, title: str) -> go.Figure:
     """Cosine similarity between positions of a position table (positions down and across)."""
-    figure = go.Figure(go.Heatmap(z=matrix, colorscale="RdBu", zmin=-1, zmax=1))
+    figure = go.Figure(
+        go.Heatmap(z=matrix, colorscale=SIGNED_COLORSCALE, zmin=-1, zmax=1, colorbar=dict(title="cosine"))
+    )
     figure.update_yaxes(autorange="reversed", title="position")
     figure.update_xaxes(title="position")
     return _layout(figure, title, height=360)

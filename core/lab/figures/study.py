@@ -24,20 +24,20 @@ def equivalence(comparisons: Sequence[Mapping[str, Any]]) -> go.Figure:
     figure.add_vrect(x0=-margin, x1=margin, fillcolor="#5a9e6f", opacity=0.15, line_width=0)
     figure.add_vline(x=0, line_color="#7f7f7f", line_dash="dot")
     for ci, width, name in (("ci95", 2, "95 % CI"), ("ci90", 8, "90 % CI")):
-        for label, c in zip(names, rows):
-            if c[ci] is not None:
-                figure.add_trace(
-                    go.Scatter(
-                        x=c[ci],
-                        y=[label, label],
-                        mode="lines",
-                        line=dict(color=PALETTE[0], width=width),
-                        name=name,
-                        showlegend=label == names[0],
-                        legendgroup=name,
-                        opacity=0.6 if width > 2 else 1,
-                    )
+        drawn = [(label, c) for label, c in zip(names, rows) if c[ci] is not None]
+        for n, (label, c) in enumerate(drawn):
+            figure.add_trace(
+                go.Scatter(
+                    x=c[ci],
+                    y=[label, label],
+                    mode="lines",
+                    line=dict(color=PALETTE[0], width=width),
+                    name=name,
+                    showlegend=n == 0,  # one entry per kind, even when the first row lacks this interval
+                    legendgroup=name,
+                    opacity=0.6 if width > 2 else 1,
                 )
+            )
     figure.add_trace(
         go.Scatter(
             x=[c["diff"] for c in rows],
@@ -49,7 +49,9 @@ def equivalence(comparisons: Sequence[Mapping[str, Any]]) -> go.Figure:
             hovertemplate="%{y}: %{x:+.2f} (%{text})",
         )
     )
+    figure.update_layout(showlegend=True)
     figure.update_xaxes(title=f"difference in points (band: ±{margin:g}, the equivalence margin)")
+    figure.update_yaxes(title="comparison")
     return _layout(figure, "Each comparison against the equivalence margin", height=120 + 50 * len(rows))
 
 
@@ -67,6 +69,7 @@ def paired_differences(frame: pd.DataFrame, a: str, b: str) -> go.Figure:
         )
     )
     figure.add_hline(y=0, line_color="#7f7f7f", line_dash="dot")
+    figure.update_xaxes(title="fold")
     figure.update_yaxes(title=f"{b} − {a}, points")
     return _layout(figure, f"{b} − {a} per (fold, seed)", height=340)
 
@@ -84,7 +87,8 @@ def fold_heatmap(table: pd.DataFrame, metric: str = "accuracy") -> go.Figure:
             colorbar=dict(title="%"),
         )
     )
-    figure.update_yaxes(autorange="reversed")
+    figure.update_xaxes(title="fold")
+    figure.update_yaxes(autorange="reversed", title="model")
     return _layout(figure, f"{metric.replace('_', ' ').capitalize()} per fold and model (mean over seeds)", height=340)
 
 
@@ -101,6 +105,7 @@ def half_width_curves(frame: pd.DataFrame) -> go.Figure:
                 line=dict(color=PALETTE[i % len(PALETTE)]),
             )
         )
+    figure.update_layout(showlegend=True)
     figure.update_xaxes(title="seeds")
     figure.update_yaxes(title="95 % CI half-width, points", rangemode="tozero")
     return _layout(figure, "What more seeds or folds would buy (from this study's variance components)", height=340)

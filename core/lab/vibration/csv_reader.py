@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from core.lab.report import plural
 from core.lab.vibration.names import channel_key, class_from_name, columns_are
 from core.lab.vibration.rates import checked_sample_rate
 from core.lab.vibration.types import DataError, Recording
@@ -61,6 +62,8 @@ _SNIFF_LINES = 200
 _SHOWN_LINES = 5  # line numbers quoted in an error message
 _BINARY_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _DECIMAL_COMMA_NUMBER = re.compile(r"[+-]?\d+,\d+(?:[eE][+-]?\d+)?")
+_DECIMAL_COMMA_OR_WHOLE = re.compile(r"[+-]?\d+(?:,\d+)?(?:[eE][+-]?\d+)?")
+_TRAILING_AFTER_DECIMAL_COMMA = ";\t|"  # a one-column file of decimal commas may end each line with one of these
 _SKIPPED_IN_SNIFF = re.compile(r"[ \t]*#.*|[\s,;|]*")
 
 
@@ -358,11 +361,9 @@ def _sniff(text: str) -> _Dialect:
 
 
 def _choose_separator(lines: list[str]) -> tuple[str, str, list[list[str]]]:
-    data_lines = lines[1:] or lines
-    # A single column with decimal commas ("0,5") also splits evenly on commas, into two integers.
-    first_is_single = "," not in lines[0] or _DECIMAL_COMMA_NUMBER.fullmatch(lines[0].strip())
-    if first_is_single and all(_DECIMAL_COMMA_NUMBER.fullmatch(line.strip()) for line in data_lines):
-        return _unused_separator(lines, "\t;|"), ",", [[line] for line in lines]
+    single_comma = _single_decimal_comma_column(lines)
+    if single_comma:
+        return single_comma
     candidates = []
     for priority, separator in enumerate(_SEPARATORS):
         rows = [_split(line, separator) for line in lines]
@@ -386,6 +387,23 @@ def _choose_separator(lines: list[str]) -> tuple[str, str, list[list[str]]]:
         # A ragged table: keep the best split, and let pandas or _sniff name the line that breaks it.
         return best[1], best[2], best[3]
     return _unused_separator(lines, ",\t;|"), ".", single
+
+
+def _single_decimal_comma_column(lines: list[str]) -> tuple[str, str, list[list[str]]] | None:
+    """A single column with decimal commas ("0,5", or "0,5;" with a trailing separator) as (separator, ",",
+    rows); None for any other table. Such a column also splits evenly on commas, into integers and text."""
+    ends = {line.rstrip(" ")[-1:] for line in lines} & set(_TRAILING_AFTER_DECIMAL_COMMA)
+    trailing = ends.pop() if len(ends) == 1 else ""
+    cells = [line.strip().rstrip(trailing).strip() if trailing else line.strip() for line in lines]
+    data = cells[1:] or cells
+    # With a separator after it, "2" is a whole number, not a row of two integers: it may stand among "0,5".
+    ended = trailing and all(line.rstrip(" ").endswith(trailing) for line in lines[1:] or lines)
+    number = _DECIMAL_COMMA_OR_WHOLE if ended else _DECIMAL_COMMA_NUMBER
+    first_is_single = "," not in cells[0] or number.fullmatch(cells[0])
+    if not (first_is_single and (ended or any("," in c for c in data)) and all(number.fullmatch(c) for c in data)):
+        return None
+    separator = trailing or _unused_separator(lines, "\t;|")
+    return separator, ",", [[cell] for cell in cells]
 
 
 def _unused_separator(lines: list[str], choices: str) -> str:
@@ -443,7 +461,7 @@ def _check_size(n_rows: int, dialect: _Dialect) -> None:
         )
     if n_rows * dialect.width > MAX_VALUES:
         raise DataError(
-            f"The table has {n_rows:,} rows x {dialect.width} columns; the limit is {MAX_VALUES:,} values. "
+            f"The table has {n_rows:,} rows x {plural(dialect.width, 'column')}; the limit is {MAX_VALUES:,} values. "
             f"Upload fewer rows or fewer columns."
         )
 
@@ -647,7 +665,7 @@ def _parser_error(error: Exception, dialect: _Dialect, text: str) -> DataError:
         expected, line, saw = (int(group) for group in fields.groups())
         file_line = where.lines([line - 1 - int(dialect.has_header)])[0]
         return DataError(
-            f"Line {file_line} has {saw} fields where the table has {expected} "
+            f"Line {file_line} has {plural(saw, 'field')} where the table has {expected} "
             f"({_SEPARATOR_NAMES[dialect.separator]}-separated). Fix or delete that line."
         )
     quote = re.search(r"EOF inside string starting at row (\d+)", message)
@@ -736,12 +754,24 @@ def _label_blocks(
     labels = labels.to_numpy(dtype=object)
     starts = np.concatenate([[0], np.flatnonzero(labels[1:] != labels[:-1]) + 1])
     if starts.size > MAX_RECORDINGS:
+        changes = f"The label changes {starts.size - 1:,} times (first at {where.describe(starts[1:])})"
+        if dialect.separator == "," and _mostly_digits(labels[: 10 * _SNIFF_LINES]):
+            raise DataError(
+                f"{changes}, and the label column {dialect.names[roles.label]!r} holds pieces of numbers "
+                f"(e.g. {labels[0]!r}), not classes: the file may use decimal commas; is its separator ';'? "
+                f"Save it with ';' between columns (or one column per line), or with '.' as the decimal mark."
+            )
         raise DataError(
-            f"The label changes {starts.size - 1:,} times (first at {where.describe(starts[1:])}). Each class "
-            f"must be a continuous block of rows, one recording after another; sort the rows by class."
+            f"{changes}. Each class must be a continuous block of rows, one recording after another; sort the "
+            f"rows by class."
         )
     stops = np.concatenate([starts[1:], [len(labels)]])
     return [(str(labels[start]), int(start), int(stop)) for start, stop in zip(starts, stops)]
+
+
+def _mostly_digits(labels: np.ndarray) -> bool:
+    """Whether most labels hold a digit, as the halves of decimal-comma numbers split on commas do ("5;", "25")."""
+    return 2 * sum(any(char.isdigit() for char in str(label)) for label in labels) > len(labels)
 
 
 def _sample_rate(

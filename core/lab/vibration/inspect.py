@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from core.lab.report import plural
 from core.lab.vibration import csv_reader as reader
 from core.lab.vibration.names import channel_key, class_from_name, columns_are, looks_like_class
 from core.limits import MAX_SAMPLE_MAGNITUDE
@@ -59,7 +60,10 @@ class FileInspection:
         """The interpretation in words, as the preview shows it."""
         header = "a header" if self.has_header else "no header"
         rate = f", {self.sample_rate:g} Hz from its time column" if self.sample_rate else ""
-        found = f"{len(self.columns)} {self.separator}-separated columns with {header}{rate}"
+        columns = (
+            plural(len(self.columns), f"{self.separator}-separated column") if len(self.columns) > 1 else "1 column"
+        )
+        found = f"{columns} with {header}{rate}"
         if self.interpretation == "channels":
             what = f"channels {', '.join(self.signal_columns)} of one recording of class {self.class_name or '?'}"
         elif self.interpretation == "classes":
@@ -130,10 +134,14 @@ def _time_rate(rows: list[list[str]], dialect: Any, roles: Any) -> float | None:
         return None
     if not np.all(np.isfinite(values)) or np.any(np.abs(values) > MAX_SAMPLE_MAGNITUDE):
         return None  # the reader refuses such a column with the line; the preview proposes no rate from it
+    # As the reader derives it: steps over the span of the first block (a long table's time restarts per class),
+    # so stamps rounded to a few decimals (1/12000 s written as 0.000083) give the rate, not one rounded step.
     steps = np.diff(values) * roles.time_scale
-    if steps.size == 0 or not np.median(steps) > 0:
+    backwards = np.flatnonzero(steps < 0)
+    steps = steps[: backwards[0]] if backwards.size else steps
+    if steps.size == 0 or not np.sum(steps) > 0:
         return None
-    rate = 1.0 / float(np.median(steps))
+    rate = steps.size / float(np.sum(steps))
     return float(round(rate)) if abs(rate - round(rate)) <= 1e-4 * rate else rate
 
 
