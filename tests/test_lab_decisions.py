@@ -291,3 +291,15 @@ def test_a_row_whose_file_cannot_be_read_or_no_files_at_all_is_refused_naming_it
         spec_from_table(DIGESTS, found, table, None)
     with pytest.raises(DataError, match="Choose one or more files first"):
         spec_from_table([], [], pd.DataFrame(columns=list(COLUMNS)), None)
+
+
+def test_an_unreadable_file_is_named_once_in_its_refusal():
+    from core.lab.files_table import file_choices
+    from core.lab.vibration import DataError
+
+    with pytest.raises(DataError) as named:
+        file_choices("bomb.mat", "bomb.mat expands to more than 64 MB when read", {}, None)
+    assert str(named.value) == "bomb.mat expands to more than 64 MB when read"
+    with pytest.raises(DataError) as unnamed:
+        file_choices("x.csv", "no numeric column", {}, None)
+    assert str(unnamed.value) == "x.csv: no numeric column"

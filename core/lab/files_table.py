@@ -87,7 +87,7 @@ def spec_from_table(
 def file_choices(name: str, inspection: Inspection, row: Mapping[str, Any], typed_rate: float | None) -> dict[str, Any]:
     """The FileRef choices of one row, where they differ from the proposal; DataError when the file is unreadable."""
     if isinstance(inspection, str):
-        raise DataError(f"{name}: {inspection}")
+        raise DataError(inspection if inspection.startswith(name) else f"{name}: {inspection}")  # named once
     if isinstance(inspection, MatInspection):
         return _mat_choices(inspection, row)
     return _table_choices(name, inspection, row, typed_rate)
