@@ -302,3 +302,25 @@ def test_when_the_followed_run_ends_the_status_follows_one_still_training(window
     assert [run["model"] for run in status.runs] == ["B"]
     job.stop()
     assert job.wait(WAIT_S)
+
+
+def test_a_job_with_two_workers_lists_both_runs_while_they_train(windows, monkeypatch):
+    # each run reports one epoch, then trains on until it is stopped: both are in progress at once
+    def train_until_stopped(windows, model, config, seed, device, progress, should_stop, keep_weights, extra_sets):
+        progress(1, {"epoch": 1, "train_loss": 1.0, "val_loss": 1.0, "val_accuracy": 0.5 if model == "A" else 0.6})
+        wait_until(should_stop)
+        raise TrainingStopped("stopped")
+
+    monkeypatch.setattr(runs, "train", train_until_stopped)
+    job = jobs.start(plans.Plan(data=windows, models=["A", "B"], seeds=[0], config=tiny_config(), workers=2))
+    wait_until(lambda: all(job.status().histories.get(run) for run in [("A", 0), ("B", 0)]))
+    status = job.status()
+    assert sorted(status.training) == [("A", 0), ("B", 0)]
+    assert status.histories[("A", 0)][0]["val_accuracy"] == 0.5 and status.histories[("B", 0)][0]["val_accuracy"] == 0.6
+    assert jobs.progress_words(status) in (
+        "0 of 2 runs done; training A seed 0 and B seed 0",
+        "0 of 2 runs done; training B seed 0 and A seed 0",
+    )
+    job.stop()
+    assert job.wait(WAIT_S)
+    assert job.status().training == [] and job.status().histories == {}

@@ -16,10 +16,12 @@ from streamlit.testing.v1 import AppTest
 
 from core.lab.data_spec import DataSpec
 from core.lab.experiment import results as results_json
+from core.lab.jobs import JobStatus
 from core.lab.models import ModelConfig, check_model_settings
 from core.lab.vibration import example_csv
 from tests.apptest_utils import (
     ROOT,
+    as_array,
     errors,
     figure_traces,
     figures,
@@ -184,6 +186,40 @@ def test_stop_during_training_keeps_the_page_alive():
     assert not at.exception
     assert keys.JOB_KEY not in at.session_state
     assert any("Stopped" in s.value for s in at.success)
+
+
+class TwoRunsTraining:
+    """A job handle whose two runs train side by side, frozen at one moment (AppTest polls it once)."""
+
+    done = False
+
+    def status(self) -> JobStatus:
+        histories = {
+            ("B", 1): [{"epoch": 1, "train_loss": 1.0, "val_loss": 1.1, "val_accuracy": 0.4}],
+            ("A", 2): [
+                {"epoch": 1, "train_loss": 0.9, "val_loss": 1.0, "val_accuracy": 0.5},
+                {"epoch": 2, "train_loss": 0.8, "val_loss": 0.9, "val_accuracy": 0.6},
+            ],
+        }
+        return JobStatus(
+            job_id=1, state="running", jobs_ahead=0, model="A", seed=2, run_index=2, n_runs=6, epoch=2,
+            max_epochs=30, latest=histories[("A", 2)][-1], history=histories[("A", 2)], runs=[], error=None,
+            elapsed_seconds=5.0, stage="main", workers=2, training=list(histories), histories=histories,
+        )  # fmt: skip
+
+    def stop(self) -> None:
+        self.done = True
+
+
+def test_the_progress_panel_names_both_runs_training_and_draws_both_curves():
+    at = open_lab()
+    at.session_state[keys.JOB_KEY] = TwoRunsTraining()
+    at.run()
+    [progress] = at.get("progress")
+    assert progress.proto.text.startswith("2 of 6 runs done; training B seed 1 and A seed 2 · ")
+    [curves] = [chart for chart in at.get("plotly_chart") if chart.proto.id.endswith("training_curves")]
+    accuracy = [as_array(trace["y"]).tolist() for trace in json.loads(curves.proto.spec)["data"][2::3]]
+    assert accuracy == [[40.0], [50.0, 60.0]]  # validation accuracy in %: B seed 1's epoch, A seed 2's two
 
 
 def test_results_survive_switching_pages(trained):

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from core.lab.report import format_number
+from core.lab.report import format_number, plural
 from core.lab.vibration.rates import to_lowest_rate
 from core.lab.vibration.types import DataError, Recording
 
@@ -312,18 +312,18 @@ class DataSpec:
             return f"the built-in synthetic set (seed {self.data_seed}, loads {loads} HP)"
         names = ", ".join(Path(ref.name).name for ref in self.files)
         if self.dataset == "cwru":
-            where = f"uploaded files {names}" if self.files else f"{n_recordings} files"
+            where = f"uploaded files {names}" if self.files else plural(n_recordings, "file")
             return f"CWRU {self.channel} at {loads} HP ({where})"
         if self.dataset == "seu":
             return f"SEU bearing set, condition {self.seu_condition}, channel {self.channel}"
         if self.dataset == "order_control":
             return (
-                f"the order control ({self.order_classes} classes told apart only by the order of "
+                f"the order control ({plural(self.order_classes, 'class', 'classes')} told apart only by the order of "
                 f"{self.order_patch}-sample patches, seed {self.data_seed})"
             )
         if self.dataset == "spectraquest":
             return f"SpectraQuest gearbox, healthy vs broken tooth, channel {self.channel} at loads {loads} %"
-        return f"{n_recordings} recordings from {names}"
+        return f"{plural(n_recordings, 'recording')} from {names}"
 
 
 def _files_spec(path: str | None, names: Sequence[str]) -> dict[str, dict[str, Any]]:

@@ -27,10 +27,11 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from core.lab.experiment.plan import Plan, run_plan
+from core.lab.report import plural
 from core.lab.runs import MAIN, EpochEnded, Event, PlanStopped, RunFinished, RunStarted, StageStarted
 from core.lab.study.runner import StudyPlan, run_study
 from core.limits import ABANDONED_AFTER_S, MAX_JOBS_PER_SESSION, MAX_PAGE_RUNS, MAX_QUEUED_JOBS, BudgetExceeded
@@ -66,6 +67,25 @@ class JobStatus:
     stage: str | None = None  # "main", or the evaluation stage of the current run ("random windowing", ...)
     workers: int = 1  # runs trained side by side
     reason: str | None = None  # why a job stopped that nobody stopped by hand (its page stopped asking)
+    training: list[tuple[str, int]] = field(
+        default_factory=list
+    )  # (model, seed) of every run in progress, oldest first
+    histories: dict[tuple[str, int], list[dict[str, float]]] = field(default_factory=dict)  # their epochs so far
+
+
+def progress_words(status: JobStatus) -> str:
+    """The running job's progress in one sentence: "2 of 6 runs done; training B seed 1 and A seed 2".
+
+    With one run in progress it names its epoch too ("...; training A seed 0, epoch 3 of at most 30"), and an
+    evaluation's stage follows in brackets; with none in progress (between runs) only the count is left."""
+    words = f"{status.run_index} of {plural(status.n_runs, 'run')} done"
+    if not status.training:
+        return words
+    names = [f"{model} seed {seed}" for model, seed in status.training]
+    listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+    stage = "" if status.stage in (None, MAIN.label) else f" ({status.stage})"
+    epoch = f", epoch {status.epoch} of at most {status.max_epochs}" if len(names) == 1 else ""
+    return f"{words}; training {listed}{stage}{epoch}"
 
 
 class Job:
@@ -122,6 +142,10 @@ class Job:
                 stage=self._stage,
                 workers=self.plan.workers,
                 reason=self._reason,
+                training=list(self._histories) if self._state == "running" else [],
+                histories={run: [dict(row) for row in rows] for run, rows in self._histories.items()}
+                if self._state == "running"
+                else {},
             )
 
     def stop(self) -> None:

@@ -21,6 +21,7 @@ import streamlit as st
 from core.lab import vibration
 from core.lab.data_roots import DOWNLOAD_CACHE, confine, data_roots
 from core.lab.data_spec import DataSpec, FileRef
+from core.lab.report import plural
 from core.lab.vibration import DataError, Recording
 from core.lab.vibration.cwru import catalogue_files
 from core.lab.vibration.health import check_signal
@@ -228,7 +229,7 @@ def data_section() -> LoadedData:
         st.session_state.pop(MESSAGE_KEY, None)
     show_message()
     data = current_data()
-    described = f"{data.description}: {len(data.recordings)} recordings, classes {', '.join(data.labels)}."
+    described = f"{data.description}: {plural(len(data.recordings), 'recording')}, classes {', '.join(data.labels)}."
     st.markdown(f"**Current data:** {markdown_text(described, MESSAGE_CHARS)}")
     for note in data.notes:
         st.caption(markdown_text(note, MESSAGE_CHARS))

@@ -29,6 +29,7 @@ from core.lab.experiment.plan import Plan, experiment_config
 from core.lab.figures import fault_lab as figures
 from core.lab.models import MODEL_DESCRIPTIONS, MODEL_NAMES, ModelConfig, check_model_settings
 from core.lab.names import WINDOWINGS
+from core.lab.report import plural
 from core.lab.training import TrainConfig, default_workers, describe_device, pick_device
 from core.lab.vibration import Recording
 from core.lab.wait import describe_wait, expected_seconds, plan_training_windows, windows_per_second
@@ -236,7 +237,8 @@ def _training_controls() -> dict[str, Any]:
     )
     if epochs < DEFAULT_EPOCHS:
         st.caption(
-            f"{epochs} epochs keep a run short, but the models may not have converged: on the synthetic set "
+            f"{plural(epochs, 'epoch')} {'keeps' if epochs == 1 else 'keep'} a run short, but the models may not "
+            f"have converged: on the synthetic set "
             f"B still trails A after 8 epochs and catches up by {DEFAULT_EPOCHS} (the CLI's default, chosen "
             f"on the validation split). Early stopping ends a run sooner when it has converged."
         )
@@ -333,29 +335,23 @@ def progress_panel() -> None:
     if status.state == "queued":
         ahead = status.jobs_ahead
         st.info(
-            f"Waiting in the queue: {ahead} job{'s' if ahead != 1 else ''} ahead of yours. This server trains one "
+            f"Waiting in the queue: {plural(ahead, 'job')} ahead of yours. This server trains one "
             "job at a time, in the order they were started; yours starts when the one before it ends."
         )
     elif status.state == "running" and status.model is None:
         st.progress(0.0, text=f"Cutting the windows… · {status.elapsed_seconds:.0f} s")
     elif status.state == "running":
         done = status.run_index + (status.epoch / max(1, status.max_epochs))
-        stage = "" if status.stage in (None, "main") else f" ({status.stage})"
-        where = (
-            f"Run {status.run_index + 1} of {status.n_runs}"
-            if status.workers == 1
-            else (f"{status.run_index} of {status.n_runs} runs done, {status.workers} side by side; the newest is")
-        )
         st.progress(
             min(1.0, done / status.n_runs),
-            text=f"{where}{stage}: model {status.model}, seed {status.seed}, "
-            f"epoch {status.epoch} of at most {status.max_epochs} · {status.elapsed_seconds:.0f} s",
+            text=f"{jobs.progress_words(status)} · {status.elapsed_seconds:.0f} s",
         )
     if status.state in ("queued", "running") and st.button("Stop", key="stop"):
         job.stop()
     histories = {f"{run['model']} · seed {run['seed']}": run["history"] for run in status.runs}
-    if status.state == "running" and status.history:
-        histories[f"{status.model} · seed {status.seed}"] = status.history
+    for (model, seed), history in status.histories.items():  # every run training side by side
+        if history:
+            histories[f"{model} · seed {seed}"] = history
     if histories:
         # the house style keeps its own readable colours: Streamlit's chart theme would repaint them
         st.plotly_chart(figures.training_curves(histories), key="training_curves", config=CHART_CONFIG, theme=None)
@@ -411,7 +407,8 @@ def expected_wait(data: LoadedData, settings: LabSettings) -> str:
         return ""
     plan, seconds = estimate
     where = where_runs_execute()
-    return f"{plan.run_count()} training runs: {describe_wait(seconds)} on {where} (early stopping often ends sooner)."
+    runs = plural(plan.run_count(), "training run")
+    return f"{runs}: {describe_wait(seconds)} on {where} (early stopping often ends sooner)."
 
 
 def estimated(data: LoadedData, settings: LabSettings) -> tuple[Plan, float] | None:

@@ -13,6 +13,7 @@ from core.lab.figures import fault_lab as lab_figures
 from core.lab.figures import study as figures
 from core.lab.names import DESIGNS
 from core.lab.reopen import open_saved, sentence_markdown
+from core.lab.report import plural
 from core.lab.shipped import read_shipped_studies
 from core.lab.study import comparisons_table
 from core.lab.study.command import study_command
@@ -82,7 +83,8 @@ def show_study(study: dict[str, Any]) -> None:
     a file a visitor opened)."""
     config, comparisons = study["config"], study["comparisons"]
     st.caption(
-        f"{markdown_literal(config['design'])} · {config['folds']} folds × {len(config['seeds'])} seeds · "
+        f"{markdown_literal(config['design'])} · {plural(config['folds'], 'fold')} × "
+        f"{plural(len(config['seeds']), 'seed')} · "
         f"models {', '.join(markdown_literal(m) for m in config['models'])} · margin ±{config['margin']:g} "
         f"points · commit {markdown_literal(config['git_commit'][:10])}"
     )
@@ -148,7 +150,9 @@ def run_controls(data: LoadedData, settings: LabSettings) -> None:
         return
     where = "this server" if cluster_address() is None else "the cluster"
     wait = describe_wait(seconds)
-    st.caption(f"{plan.run_count()} training runs: {wait} on {where} (early stopping often ends runs sooner).")
+    st.caption(
+        f"{plural(plan.run_count(), 'training run')}: {wait} on {where} (early stopping often ends runs sooner)."
+    )
     refusal = page_refusal(plan.run_count(), seconds)
     if refusal:
         st.warning(refusal)

@@ -22,7 +22,7 @@ from core.lab.contract import (
     run_models,
 )
 from core.lab.evaluations.base import MAIN, Evaluation, RunsByStage, Setting
-from core.lab.report import percent_cell
+from core.lab.report import percent_cell, plural
 from core.lab.stats.summary import cell
 from core.lab.vibration.loads import common_classes, loads_of
 from core.lab.vibration.types import DataError, Recording
@@ -244,5 +244,6 @@ class CrossLoad(Evaluation):
         """One train-load by test-load table per model."""
         dropped = block["dropped_classes"]
         left_out = f" (left out, not recorded at every load: {', '.join(dropped)})" if dropped else ""
-        heading = f"Cross-load accuracy % on {len(block['classes'])} classes{left_out}, mean ± sd over seeds"
+        classes = plural(len(block["classes"]), "class", "classes")
+        heading = f"Cross-load accuracy % on {classes}{left_out}, mean ± sd over seeds"
         return [(f"{heading}: {model}", cross_load_table(block, model)) for model in block["accuracy"]]

@@ -46,7 +46,7 @@ from core.lab.data_spec import DataSpec
 from core.lab.experiment.plan import Plan, run_plan
 from core.lab.experiment.results import save_results
 from core.lab.names import EXPERIMENT_FLAG_ALIASES, WINDOWINGS, flag_names
-from core.lab.report import format_list, format_number
+from core.lab.report import format_list, format_number, plural
 from core.lab.runs import Event, RunFinished, StageStarted
 from core.lab.vibration import DataError
 from core.lab.vibration.windows import DEFAULT_SHARES, WindowSet
@@ -176,7 +176,7 @@ def merge_flags(words: Sequence[str]) -> list[str]:
 def describe_windows(stage: str, windows: WindowSet) -> str:
     """One progress line: a stage's classes, window counts per role, window length and windowing."""
     return (
-        f"{stage}: {len(windows.class_names)} classes, windows train/val/test "
+        f"{stage}: {plural(len(windows.class_names), 'class', 'classes')}, windows train/val/test "
         f"{len(windows.x_train)}/{len(windows.x_val)}/{len(windows.x_test)} of {windows.window} samples, "
         f"{windows.windowing} windowing"
     )
@@ -187,7 +187,7 @@ def describe_run(run: Mapping[str, Any]) -> str:
     stage = "" if run.get("stage", "main") == "main" else f" [{run['stage']}]"
     return (
         f"  {run['model']:<10} seed {run['seed']}{stage}: accuracy {100 * run['accuracy']:.1f} %, "
-        f"F1 {100 * run['f1']:.1f} %, {run['epochs']} epochs, {run['train_seconds']:.1f} s, "
+        f"F1 {100 * run['f1']:.1f} %, {plural(run['epochs'], 'epoch')}, {run['train_seconds']:.1f} s, "
         f"{run['n_parameters']} parameters, {run['device']}"
     )
 

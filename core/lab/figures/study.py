@@ -10,6 +10,7 @@ from typing import Any
 import pandas as pd
 import plotly.graph_objects as go
 
+from core.lab.report import plural
 from core.plotting import PALETTE, labels
 from core.plotting import standard_layout as _layout
 from core.safe_text import plotly_literal
@@ -101,7 +102,7 @@ def half_width_curves(frame: pd.DataFrame) -> go.Figure:
                 x=part["seeds"],
                 y=part["half_width"],
                 mode="lines+markers",
-                name=f"{folds} folds",
+                name=plural(folds, "fold"),
                 line=dict(color=PALETTE[i % len(PALETTE)]),
             )
         )

@@ -181,7 +181,8 @@ def design_words(interval: Interval, population: str) -> str:
     if interval.folds == 1 and interval.repeats == 1:
         return f"{seeds} on one split, {population}; the test windows are fixed, so only training noise is counted"
     repeats = f" × {interval.repeats} repeats" if interval.repeats > 1 else ""
-    return f"{seeds} × {interval.folds} folds{repeats}, {population}"
+    folds = f"{interval.folds} fold{'s' if interval.folds != 1 else ''}"
+    return f"{seeds} × {folds}{repeats}, {population}"
 
 
 def sentence(

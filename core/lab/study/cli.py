@@ -154,8 +154,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         total = plan.run_count()
         if not args.quiet:
             print(
-                f"{args.design} study: {total} runs ({len(plan.models)} models x {len(plan.seeds)} seeds x folds x "
-                f"{plan.repeat_count()} repeat{'s' if plan.repeat_count() > 1 else ''})"
+                f"{args.design} study: {report.plural(total, 'run')} ({report.plural(len(plan.models), 'model')} x "
+                f"{report.plural(len(plan.seeds), 'seed')} x folds x {report.plural(plan.repeat_count(), 'repeat')})"
             )
         study = run_study(plan, progress=None if args.quiet else say)
     except (DataError, ValueError) as error:

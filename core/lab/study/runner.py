@@ -34,7 +34,7 @@ from core.lab.training import TrainConfig
 from core.lab.vibration.types import Recording
 
 LR_GRID = (1e-3, 3e-3, 1e-2)  # --tune-lr: the rates tried, on the first seed, per (repeat, fold) and model
-NUMBER_WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten"}
+NUMBER_WORDS = dict(enumerate("one two three four five six seven eight nine ten".split(), start=1))
 
 
 @dataclass
@@ -138,12 +138,14 @@ def reanalyse(study: dict[str, Any], metric: str | None = None, margin: float | 
 def population(design: str, dataset: str, n_recordings: int, n_windows: int) -> str:
     """Which windows a study's verdict speaks for, in words (`n_recordings`: those the folds use)."""
     count = NUMBER_WORDS.get(n_recordings, str(n_recordings))
+    count += " recording" if n_recordings == 1 else " recordings"
     rig = " of one test rig" if dataset == "cwru" else ""
     if design == "load-out":
-        return f"{n_windows:,} test windows at a motor load held out from training, {count} recordings{rig}"
+        return f"{n_windows:,} test windows at a motor load held out from training, {count}{rig}"
     if design == "fault-size":
-        return f"{n_windows:,} test windows of a fault size held out from training, {count} recordings{rig}"
-    return f"{n_windows:,} test windows of these {count} recordings{rig}"
+        return f"{n_windows:,} test windows of a fault size held out from training, {count}{rig}"
+    these = "this" if n_recordings == 1 else "these"
+    return f"{n_windows:,} test windows of {these} {count}{rig}"
 
 
 def environment() -> dict[str, Any]:
