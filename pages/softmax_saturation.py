@@ -6,6 +6,7 @@ import streamlit as st
 
 from core.explain import attention
 from core.explain.figures import attention as figures
+from core.safe_text import markdown_text
 from ui.common import data_section, next_page_link, page_intro, show_figure
 from ui.entry import use_app_navigation
 
@@ -173,7 +174,7 @@ temperature = right.slider("temperature", *LINK_NUMBERS["temp"], 1.0, step=0.05,
 try:
     scores = parse_scores(text)
 except ValueError as error:
-    st.error(f"Scores: {error}.")
+    st.error(markdown_text(f"Scores: {error}.", 2_000))  # the scores come from the link: visitor text
     scores = parse_scores(DEFAULT_SCORES)
 row = attention.softmax_row(scores, d_k, temperature)
 columns = st.columns(3)

@@ -81,26 +81,27 @@ def test_a_page_job_of_more_runs_than_one_press_may_start_is_refused_unless_it_g
 
 
 def test_jobs_whose_page_stopped_asking_are_cancelled_and_free_their_place(queue, monkeypatch):
-    monkeypatch.setattr(jobs, "abandoned_after_s", 0.2)
+    # 1 s against a poll every 50 ms: only a pause of a whole second on a busy runner could cancel the asked job
+    monkeypatch.setattr(jobs, "abandoned_after_s", 1.0)
     asked = jobs.start(fake_plan(), owner="open tab")
     cli = jobs.start(fake_plan())  # never asked about either, but nobody's page
     closed = jobs.start(fake_plan(), owner="closed tab")
     wait_until(lambda: asked.status().state == "running")
-    deadline = time.monotonic() + 0.8  # four timeouts of asking once every 50 ms
+    deadline = time.monotonic() + 2.0  # two timeouts of asking once every 50 ms
     while time.monotonic() < deadline:
         assert asked.status().state == "running"
         time.sleep(0.05)
     wait_until(lambda: closed.done)
     gone = closed.status()
     assert (gone.state, gone.error) == ("stopped", None)
-    assert "its page stopped asking for it for over 0.2 s" in gone.reason
+    assert "its page stopped asking for it for over 1 s" in gone.reason
     assert asked.status().state == "running"
     assert (cli.status().state, cli.status().jobs_ahead, jobs.queue_length()) == ("queued", 1, 2)
 
     wait_until(lambda: asked.done)  # no one asks now: the running job stops before its next batch
     assert asked.status().state == "stopped" and "stopped asking" in asked.status().reason
     wait_until(lambda: cli.status().state == "running")
-    time.sleep(0.5)  # past the timeout more than twice
+    time.sleep(2.1)  # past the timeout more than twice
     assert cli.status().state == "running" and cli.status().reason is None
     cli.stop()
     assert cli.wait(WAIT_S) and cli.status().reason is None

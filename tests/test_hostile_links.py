@@ -207,3 +207,10 @@ def test_token_text_over_the_limit_is_refused_before_it_is_split():
     with pytest.raises(BudgetExceeded, match="over the limit of 500 characters"):
         parse_tokens("x " * MAX_TEXT_CHARS)
     assert parse_tokens("a b " * 10) == ["a", "b"] * 6  # the first MAX_TOKENS words
+
+
+def test_softmax_scores_from_a_link_written_as_markdown_show_as_text_in_the_error():
+    at = run_page("pages/softmax_saturation.py", {"scores": "[click me](https://e.vil/x) ![](https://e.vil/i.png) zz"})
+    shown = [error.value for error in at.error]
+    assert len(shown) == 1 and "](http" not in shown[0] and "\\[click me\\]" in shown[0]
+    assert errors(at)[0].startswith("Scores: could not read '[click me](https://e.vil/x)")  # as the visitor reads it

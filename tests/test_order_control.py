@@ -133,3 +133,11 @@ def test_the_fault_lab_offers_the_order_control_and_loads_it_as_the_current_data
     at.button(key="load_order_control").click().run()
     assert not at.exception and not errors(at)
     assert any("order control (3 classes" in m.value and "order0, order1, order2" in m.value for m in at.markdown)
+
+
+def test_a_duration_that_is_not_a_finite_positive_number_of_seconds_is_refused_in_one_line():
+    from core.lab.vibration.order_control import MAX_DURATION_S
+
+    for duration in (float("nan"), float("inf"), 0.0, -1.0, MAX_DURATION_S * 2):
+        with pytest.raises(DataError, match="duration must be above 0 and at most 600 s per class"):
+            load_order_control(duration_s=duration)

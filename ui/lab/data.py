@@ -283,7 +283,7 @@ def _cwru_controls() -> None:
         )
         refusal = upload_refusal(files or [])
         if refusal:  # before any file is read
-            st.error(refusal)
+            st.error(markdown_text(refusal, MESSAGE_CHARS))
         if st.button("Load uploaded files", key="load_cwru_files", disabled=refusal is not None) and not refusal:
             replace_data(lambda: load(uploads_spec("cwru", files, loads=loads, channel=channel), files))
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from core.lab.vibration.rates import checked_sample_rate
 from core.lab.vibration.types import DataError, Recording
 
 SAMPLE_RATE = 12_000.0  # nominal, the CWRU rate; the task is counted in samples, so it sets only the time axis
@@ -33,6 +34,7 @@ SHAPE_RMS = np.array([1.0, 0.6, 0.35, 0.2])  # fixed per shape: a patch's energy
 NOISE_FLOOR_RMS = 0.02
 CYCLE = len(SHAPES) ** 2  # patches per class cycle: every ordered pair of shapes once
 MAX_CLASSES = 10
+MAX_DURATION_S = 600.0  # per class: 10 classes at 12 kHz stay under 600 MB of float64 on the command line
 _CLASS_SEED = 20_240_522  # the classes' sequences are fixed (the data seed draws only the patches' details)
 _CANDIDATES = 400
 
@@ -53,8 +55,12 @@ def load_order_control(
         raise DataError(f"The order control has 2 to {MAX_CLASSES} classes, got {n_classes!r}.")
     if isinstance(patch, bool) or not 8 <= int(patch) <= 4096:
         raise DataError(f"The order control's patch must be 8 to 4096 samples, got {patch!r}.")
-    n_patches = int(np.ceil(float(duration_s) * sample_rate / int(patch)))
-    if not np.isfinite(duration_s) or n_patches < 2 * CYCLE:
+    duration = float(duration_s) if isinstance(duration_s, (int, float)) and not isinstance(duration_s, bool) else -1.0
+    sample_rate = checked_sample_rate(sample_rate)
+    if not np.isfinite(duration) or not 0 < duration <= MAX_DURATION_S:
+        raise DataError(f"The order control's duration must be above 0 and at most {MAX_DURATION_S:g} s per class.")
+    n_patches = int(np.ceil(duration * sample_rate / int(patch)))
+    if n_patches < 2 * CYCLE:
         raise DataError(f"The order control needs at least {2 * CYCLE} patches per class; got {duration_s!r} s.")
     rng = np.random.default_rng([int(seed), int(n_classes), int(patch)])
     recordings = []
