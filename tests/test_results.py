@@ -81,14 +81,14 @@ def test_better_when_the_95_interval_is_above_zero_and_the_90_interval_leaves_th
         [3.0 - 2.919985580 * 1.0 / math.sqrt(3), 3.0 + 2.919985580 * 1.0 / math.sqrt(3)]
     )
     assert (pair["n"], pair["metric"], pair["margin"], pair["verdict"]) == (3, "accuracy", 2.0, "better")
-    expected = f"B is better than A by +3.0 points (95 % CI +0.5 to +5.5; {ONE_SPLIT})."
+    expected = f"B is better than A by 3.0 points (95 % CI +0.5 to +5.5; {ONE_SPLIT})."
     assert pair["sentence"] == expected and expected in results["verdict"]
 
 
 def test_worse_when_the_95_interval_is_below_zero():
     results = build_results({}, CLASSES, runs_with_differences([-0.02, -0.03, -0.04]))
     assert results["paired"]["B"]["verdict"] == "worse"
-    assert "B is worse than A by -3.0 points (95 % CI -5.5 to -0.5" in results["verdict"]
+    assert "B is worse than A by 3.0 points (95 % CI -5.5 to -0.5" in results["verdict"]
 
 
 def test_equivalent_when_the_90_interval_lies_inside_the_margin():

@@ -82,7 +82,7 @@ def test_sentences_name_the_design_and_the_population():
     assert f"could only detect differences of {inconclusive.mde80:.1f} points or more" in text
     assert text.endswith("(2 seeds × 3 folds, 930 test windows of these ten recordings).")
     small = paired_interval(np.array([[1.0, 1.1], [0.9, 1.0], [1.1, 0.9]]))
-    assert "B is better than A by a small but clear +1.0 points" in sentence(
+    assert "B is better than A by a small but clear 1.0 points" in sentence(
         "A", "B", "accuracy", small, 2.0, "better", "x"
     )
     one_split = paired_interval(np.array([[1.0, 2.0, 3.0]]))

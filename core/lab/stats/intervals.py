@@ -221,7 +221,7 @@ def sentence(
         small = abs(interval.diff) < margin
         size = "a small but clear " if small else ""
         return (
-            f"{b} is {word} than {a} by {size}{interval.diff:+.1f} {unit}{what} "
+            f"{b} is {word} than {a} by {size}{abs(interval.diff):.1f} {unit}{what} "  # the word carries the sign
             f"(95 % CI {low95:+.1f} to {high95:+.1f}; {design})."
         )
     return (
