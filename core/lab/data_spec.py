@@ -318,8 +318,8 @@ class DataSpec:
             return f"SEU bearing set, condition {self.seu_condition}, channel {self.channel}"
         if self.dataset == "order_control":
             return (
-                f"the order control ({plural(self.order_classes, 'class', 'classes')} told apart only by the order of "
-                f"{self.order_patch}-sample patches, seed {self.data_seed})"
+                f"the order control ({plural(self.order_classes, 'class', 'classes')} told apart only by where each "
+                f"{self.order_patch}-sample patch sits in a revolution, seed {self.data_seed})"
             )
         if self.dataset == "spectraquest":
             return f"SpectraQuest gearbox, healthy vs broken tooth, channel {self.channel} at loads {loads} %"

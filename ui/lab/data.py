@@ -326,10 +326,11 @@ def _order_control_controls() -> None:
     left, middle, right = st.columns(3)
     seed = left.number_input("Data seed", 0, 999, 0, key="oseed", bind="query-params")
     classes = middle.number_input("Classes", 2, 10, 4, key="oclasses", bind="query-params")
-    patch = right.selectbox("Patch (samples)", [16, 32, 64], index=1, key="opatch", bind="query-params")
+    patch = right.selectbox("Patch (samples)", [16, 32], index=1, key="opatch", bind="query-params")
     st.caption(
-        "Every class holds the same vibration-like patches; only their order differs, so a model blind to order "
-        "is at chance. Train with the model's patch equal to this patch (32 is the models' default)."
+        "Each window is one shaft revolution, cut at a tachometer pulse: 32 patches, 8 of each of four "
+        "vibration-like shapes, in every class. Only the angle at which each shape occurs differs, so a model "
+        "blind to order is at chance. Keep the window a whole number of revolutions (32 × the patch)."
     )
     if st.button("Use the order control", key="load_order_control"):
         spec = DataSpec(dataset="order_control", data_seed=int(seed), order_classes=int(classes), order_patch=patch)

@@ -30,6 +30,7 @@ import numpy as np
 
 from core.lab.names import DESIGNS
 from core.lab.vibration.loads import common_classes
+from core.lab.vibration.order_control import on_grid, revolution_grid
 from core.lab.vibration.types import DataError, Recording
 from core.lab.vibration.windows import WindowSet
 
@@ -56,8 +57,10 @@ class Fold:
 # --- building blocks ---------------------------------------------------------------------------------
 
 
-def _starts(begin: int, end: int, window: int, stride: int) -> np.ndarray:
-    """Window starts of a grid from `begin` whose windows end by `end`."""
+def _starts(begin: int, end: int, window: int, stride: int, grid: int = 1) -> np.ndarray:
+    """Window starts every `stride` from the first sample at or after `begin` on the `grid` (an order
+    control's revolution; 1 elsewhere), whose windows end by `end`."""
+    begin = on_grid(begin, grid)
     if end - begin < window:
         return np.empty(0, dtype=np.int64)
     return np.arange(begin, end - window + 1, stride, dtype=np.int64)
@@ -169,8 +172,8 @@ def time_blocks(length: int, k: int, shift: int = 0) -> list[Segments]:
     return blocks
 
 
-def _grid(block: Segments, window: int, stride: int) -> np.ndarray:
-    return np.concatenate([_starts(a, b, window, stride) for a, b in block])
+def _grid(block: Segments, window: int, stride: int, grid: int = 1) -> np.ndarray:
+    return np.concatenate([_starts(a, b, window, stride, grid) for a, b in block])
 
 
 def time_cv_folds(
@@ -199,6 +202,7 @@ def time_cv_folds(
 def _time_cv_repeat(recordings: Sequence[Recording], window: int, k: int, stride: int, repeat: int, repeats: int):
     class_names = _ordered_labels(recordings)
     labels = [class_names.index(r.label) for r in recordings]
+    grid = revolution_grid(recordings, stride)
     # per recording: each block's pieces, every boundary moved by repeat / repeats of a block
     blocks = [time_blocks(len(r.signal), k, round(repeat * len(r.signal) / (k * repeats))) for r in recordings]
     folds = []
@@ -207,9 +211,11 @@ def _time_cv_repeat(recordings: Sequence[Recording], window: int, k: int, stride
         roles: dict[str, list[tuple[int, np.ndarray]]] = {role: [] for role in ROLES}
         for i, recording_blocks in enumerate(blocks):
             test, val = recording_blocks[fold], recording_blocks[val_block]
-            roles["test"].append((i, _grid(test, window, stride)))
-            roles["val"].append((i, _clear_of(_grid(val, window, stride), window, test, window)))
-            train = [_grid(b, window, stride) for j, b in enumerate(recording_blocks) if j not in (fold, val_block)]
+            roles["test"].append((i, _grid(test, window, stride, grid)))
+            roles["val"].append((i, _clear_of(_grid(val, window, stride, grid), window, test, window)))
+            train = [
+                _grid(b, window, stride, grid) for j, b in enumerate(recording_blocks) if j not in (fold, val_block)
+            ]
             roles["train"].append((i, _clear_of(np.concatenate(train), window, [*test, *val], window)))
         name = f"block {fold + 1} of {k}" + (f", repeat {repeat + 1}" if repeat else "")
         folds.append(_fold(fold, name, recordings, roles, labels, class_names, window, stride, "time-cv", repeat))
@@ -240,9 +246,24 @@ def load_out_folds(recordings: Sequence[Recording], window: int, stride: int | N
                 roles["train"].append((i, train))
                 roles["val"].append((i, val))
         folds.append(
-            _fold(index, f"test at {held_out} HP", recordings, roles, labels, class_names, window, stride, "load-out")
+            _fold(
+                index,
+                f"test at {held_out}{_load_unit(recordings)}",
+                recordings,
+                roles,
+                labels,
+                class_names,
+                window,
+                stride,
+                "load-out",
+            )
         )
     return folds
+
+
+def _load_unit(recordings: Sequence[Recording]) -> str:
+    """How a load reads in a fold's name: percent on the SpectraQuest rig (its load_hp holds percent), HP else."""
+    return " %" if any("load_percent" in r.meta for r in recordings) else " HP"
 
 
 def fault_location(label: str) -> tuple[str, str | None]:

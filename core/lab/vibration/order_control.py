@@ -1,26 +1,31 @@
 """A positive control for positional encoding: a vibration-like task whose class lives only in the patch order.
 
-Every recording is a stream of patches of `patch` samples, each one of four vibration-like shapes at a fixed
-RMS per shape (an impulse train, a ringing resonance, a noise burst, a slow hum), with a random sign and random
-details per patch, on a faint noise floor. The classes differ only in the order in which the shapes follow
-each other: class c repeats its own cyclic sequence of 16 shapes, a de Bruijn sequence over the four shapes,
-so every class holds each shape 4 times and each ordered pair of neighbouring shapes exactly once per cycle.
+Think of a shaft whose vibration is cut into revolutions at a once-per-revolution tachometer pulse, as order
+tracking does: every window starts where a revolution starts. Each revolution is `PATCHES_PER_REVOLUTION`
+patches of `patch` samples, each one of four vibration-like shapes at a fixed RMS per shape (an impulse train,
+a ringing resonance, a noise burst, a slow hum), with a random sign and random details per patch, on a faint
+noise floor. Every revolution of every class holds the same multiset of shapes (8 of each); the classes differ
+only in the angle at which each shape occurs, a fixed arrangement per class. What an order-blind model sees is
+the same for every class:
 
-At the model's default patch (ModelConfig.patch = 32) and window (1024 samples), a window is 32 tokens,
-exactly two cycles: the class lives in the token order. What an order-blind model can see is the same for
-every class:
-
-- the multiset of patches (shapes, energies, RMS, kurtosis): identical in every window cut on the patch grid;
-- a token cut off the grid straddles two neighbouring patches, and the pairs of neighbours are balanced too;
+- the multiset of patches (shapes, energies, RMS, kurtosis) of every window cut at a revolution start;
 - the spectrum: the random sign of each patch makes every cross term between two patches average to zero, so
   the expected power spectrum is the sum of the patches' spectra, the same for every class.
 
-The classes differ from the second neighbour on (which shape comes two patches later), so a model has to
-relate tokens by their positions to tell them apart; Model A (no position signal, mean-pooled) stays at
-chance, 1 / n_classes. tests/test_order_control.py checks both sides with logistic regressions.
+So Model A and B-noPE (no position signal, mean-pooled over tokens) are at chance, 1 / n_classes, while a model
+that knows where each token sits in the window can read the class. Windows must start on a revolution:
+`revolution_grid` gives the grid that the window cutters (core.lab.vibration.windows, core.lab.study.folds)
+put every window start on, and refuses a stride that would leave it. tests/test_order_control.py checks both
+sides with logistic regressions.
+
+A first design (de Bruijn cycles told apart only by the second neighbour, invariant to where a window starts)
+was not learnt by model B at all (26 % of 4 classes) and was replaced before any study was run on it: see
+results/study_protocol.md.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -28,15 +33,15 @@ from core.lab.vibration.rates import checked_sample_rate
 from core.lab.vibration.types import DataError, Recording
 
 SAMPLE_RATE = 12_000.0  # nominal, the CWRU rate; the task is counted in samples, so it sets only the time axis
-DEFAULT_PATCH = 32  # = ModelConfig.patch: the model's tokens must fall on the task's patches
+DEFAULT_PATCH = 32  # = ModelConfig.patch, so a default 1024-sample window is one revolution of 32 tokens
 SHAPES: tuple[str, ...] = ("impulses", "resonance", "noise", "hum")
 SHAPE_RMS = np.array([1.0, 0.6, 0.35, 0.2])  # fixed per shape: a patch's energy names its shape
 NOISE_FLOOR_RMS = 0.02
-CYCLE = len(SHAPES) ** 2  # patches per class cycle: every ordered pair of shapes once
+PATCHES_PER_REVOLUTION = 32  # 8 of each shape
 MAX_CLASSES = 10
 MAX_DURATION_S = 600.0  # per class: 10 classes at 12 kHz stay under 600 MB of float64 on the command line
-_CLASS_SEED = 20_240_522  # the classes' sequences are fixed (the data seed draws only the patches' details)
-_CANDIDATES = 400
+_CLASS_SEED = 20_261_201  # the classes' arrangements are fixed (the data seed draws only the patches' details)
+_CANDIDATES = 2000
 
 
 def load_order_control(
@@ -46,11 +51,8 @@ def load_order_control(
     patch: int = DEFAULT_PATCH,
     sample_rate: float = SAMPLE_RATE,
 ) -> list[Recording]:
-    """One `Recording` per class ("order0", "order1", ...), each `duration_s` long, deterministic in `seed`.
-
-    The class lives only in the order of the patches (see the module docstring): train with the model's patch
-    equal to `patch` (the default 32 is ModelConfig's), so that each token is one patch of the task.
-    """
+    """One `Recording` per class ("order0", "order1", ...), about `duration_s` long (whole revolutions),
+    deterministic in `seed`; `meta["cycle"]` is the revolution in samples, where every window must start."""
     if isinstance(n_classes, bool) or not 2 <= int(n_classes) <= MAX_CLASSES:
         raise DataError(f"The order control has 2 to {MAX_CLASSES} classes, got {n_classes!r}.")
     if isinstance(patch, bool) or not 8 <= int(patch) <= 4096:
@@ -59,46 +61,58 @@ def load_order_control(
     sample_rate = checked_sample_rate(sample_rate)
     if not np.isfinite(duration) or not 0 < duration <= MAX_DURATION_S:
         raise DataError(f"The order control's duration must be above 0 and at most {MAX_DURATION_S:g} s per class.")
-    n_patches = int(np.ceil(duration * sample_rate / int(patch)))
-    if n_patches < 2 * CYCLE:
-        raise DataError(f"The order control needs at least {2 * CYCLE} patches per class; got {duration_s!r} s.")
+    revolution = PATCHES_PER_REVOLUTION * int(patch)
+    n_revolutions = int(round(duration * sample_rate / revolution))
+    if n_revolutions < 2:
+        raise DataError(f"The order control needs at least two revolutions ({2 * revolution} samples) per class.")
     rng = np.random.default_rng([int(seed), int(n_classes), int(patch)])
     recordings = []
-    for index, sequence in enumerate(class_sequences(int(n_classes))):
-        shapes = np.resize(np.roll(sequence, -int(rng.integers(CYCLE))), n_patches)  # a random phase in the cycle
-        signal = patch_stream(shapes, int(patch), rng)
+    for index, arrangement in enumerate(class_arrangements(int(n_classes))):
+        signal = patch_stream(np.tile(arrangement, n_revolutions), int(patch), rng)
         meta = {
             "source": "order_control",
-            "sequence": "".join("ABCD"[s] for s in sequence),
+            "arrangement": "".join("ABCD"[s] for s in arrangement),
             "patch": int(patch),
+            "cycle": revolution,
             "data_seed": int(seed),
         }
         recordings.append(Recording(signal=signal, sample_rate=sample_rate, label=f"order{index}", meta=meta))
     return recordings
 
 
-def class_sequences(n_classes: int) -> list[np.ndarray]:
-    """The cyclic shape sequence of each class: de Bruijn sequences over the four shapes (every shape 4 times,
-    every ordered pair of neighbours once), chosen once and for all to differ most at the second neighbour."""
+def class_arrangements(n_classes: int) -> list[np.ndarray]:
+    """The shape of each of the 32 patches of a revolution, per class: 8 of each shape, arranged differently,
+    chosen once and for all so that every two classes differ at as many angles as possible."""
     rng = np.random.default_rng(_CLASS_SEED)
-    candidates: dict[tuple[int, ...], np.ndarray] = {}
-    for _ in range(_CANDIDATES):
-        sequence = _de_bruijn_circuit(rng)
-        candidates.setdefault(_canonical(sequence), sequence)
-    pool = list(candidates.values())
-    signatures = np.array([lag_pairs(s, 2).ravel() for s in pool])
+    multiset = np.repeat(np.arange(len(SHAPES)), PATCHES_PER_REVOLUTION // len(SHAPES))
+    pool = np.array([rng.permutation(multiset) for _ in range(_CANDIDATES)])
     chosen = [0]
-    while len(chosen) < n_classes:  # greedy: the candidate farthest from every one chosen so far
-        distance = np.min([np.abs(signatures - signatures[c]).sum(axis=1) for c in chosen], axis=0)
-        chosen.append(int(np.argmax(distance)))
+    while len(chosen) < n_classes:  # greedy: the candidate that differs most from its nearest chosen one
+        agreement = np.max([(pool == pool[c]).sum(axis=1) for c in chosen], axis=0)
+        agreement[chosen] = PATCHES_PER_REVOLUTION + 1
+        chosen.append(int(np.argmin(agreement)))
     return [pool[c] for c in chosen]
 
 
-def lag_pairs(sequence: np.ndarray, lag: int) -> np.ndarray:
-    """(4, 4) counts of (shape at t, shape at t + lag) around a cyclic sequence of shape indices."""
-    counts = np.zeros((len(SHAPES), len(SHAPES)), dtype=np.int64)
-    np.add.at(counts, (sequence, np.roll(sequence, -lag)), 1)
-    return counts
+def revolution_grid(recordings: Sequence[Recording], stride: int) -> int:
+    """The grid, in samples, that every window start must sit on: the revolution of an order control, else 1.
+
+    Raises DataError when `stride` would step off the grid (windows would start mid-revolution)."""
+    cycles = {int(r.meta.get("cycle") or 1) for r in recordings}
+    cycle = max(cycles)
+    if len(cycles) > 1:
+        raise DataError("These recordings have different revolution lengths, so their windows cannot share a grid.")
+    if int(stride) % cycle:
+        raise DataError(
+            f"The order control's windows start at a revolution, every {cycle} samples: make the stride (by default "
+            f"the window) a multiple of {cycle}; it is {int(stride)}."
+        )
+    return cycle
+
+
+def on_grid(begin: int, grid: int) -> int:
+    """The first sample at or after `begin` that sits on the grid."""
+    return -(-int(begin) // grid) * grid
 
 
 def patch_stream(shapes: np.ndarray, patch: int, rng: np.random.Generator) -> np.ndarray:
@@ -128,23 +142,3 @@ def _draw(shape: int, count: int, patch: int, rng: np.random.Generator) -> np.nd
     if SHAPES[shape] == "noise":
         return rng.standard_normal((count, patch))
     return np.sin(2 * np.pi * 1.5 * t / patch + phase) + 0.05 * rng.standard_normal((count, patch))  # hum
-
-
-def _de_bruijn_circuit(rng: np.random.Generator) -> np.ndarray:
-    """A random Eulerian circuit of the complete directed graph with loops on the four shapes (Hierholzer):
-    a cyclic sequence of 16 shapes in which every ordered pair of neighbours occurs once."""
-    k = len(SHAPES)
-    unused = {node: list(rng.permutation(k)) for node in range(k)}
-    stack, circuit = [0], []
-    while stack:
-        node = stack[-1]
-        if unused[node]:
-            stack.append(int(unused[node].pop()))
-        else:
-            circuit.append(stack.pop())
-    return np.array(circuit[::-1][:-1], dtype=np.int64)  # the circuit returns to its start: drop the repeat
-
-
-def _canonical(sequence: np.ndarray) -> tuple[int, ...]:
-    """The smallest rotation, so two phases of one cyclic sequence count as one."""
-    return min(tuple(np.roll(sequence, -shift)) for shift in range(sequence.size))

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from core.lab.names import WINDOWINGS
+from core.lab.vibration.order_control import on_grid, revolution_grid
 from core.lab.vibration.types import CLASS_NAMES, DataError, Recording
 
 ROLES = ("train", "val", "test")
@@ -115,9 +116,10 @@ def _assign(
     """Per role, (recording index, window starts) of every recording; and per recording, its role blocks."""
     starts_by_role: dict[str, list[tuple[int, np.ndarray]]] = {name: [] for name in ROLES}
     ranges = []
+    grid = revolution_grid(recordings, stride)  # random windowing starts at 0 every `stride`: on the grid already
     for index, recording in enumerate(recordings):
         if windowing == "time":
-            starts, blocks = _time_windowing(recording, window, stride, shares)
+            starts, blocks = _time_windowing(recording, window, stride, shares, grid)
         else:
             starts, blocks = _random_windowing(recording, window, stride, shares, rng)
         for name in ROLES:
@@ -194,11 +196,14 @@ def _time_blocks(length: int, window: int, shares: tuple[float, float, float]) -
 
 
 def _time_windowing(
-    recording: Recording, window: int, stride: int, shares: tuple[float, float, float]
+    recording: Recording, window: int, stride: int, shares: tuple[float, float, float], grid: int = 1
 ) -> tuple[dict[str, np.ndarray], dict[str, tuple[int, int]]]:
     length = len(recording.signal)
     blocks = _time_blocks(length, window, shares)
-    starts = {name: start + _window_starts(stop - start, window, stride) for name, (start, stop) in blocks.items()}
+    starts = {}
+    for name, (start, stop) in blocks.items():
+        first = on_grid(start, grid)  # an order control's windows start at a revolution
+        starts[name] = first + _window_starts(stop - first, window, stride)
     if any(starts[name].size == 0 for name in ROLES):
         _raise_too_short(recording, window, length, _shortest_time_length(window, shares), "time")
     return starts, blocks
