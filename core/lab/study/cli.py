@@ -28,6 +28,7 @@ from core.lab.runs import Event, RunFinished
 from core.lab.study.comparisons import STUDY_METRICS, comparisons_table
 from core.lab.study.contract import load_study, save_study
 from core.lab.study.runner import StudyPlan, reanalyse, run_study
+from core.lab.study.sweep import sweep_effects
 from core.lab.vibration import DataError
 
 
@@ -69,6 +70,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--checkpoint",
         type=Path,
         help="a JSON-lines file each finished run is appended to; the same command started again resumes from it",
+    )
+    design.add_argument(
+        "--pe-scale-sweep",
+        type=parse_list("floats"),
+        default=[],
+        help="train A+PE and B again at these encoding factors (e.g. 0.1,0.3) on the same cells, each compared with "
+        "A / B-noPE; 0 is the partner itself and the study's --pe-scale comes from its main runs",
     )
     add_model_arguments(parser, ints, sweep=False)
     add_training_arguments(parser, ints, seeds=range(6))
@@ -113,6 +121,7 @@ def make_study_plan(args: argparse.Namespace, command: str) -> StudyPlan:
         tune_lr=args.tune_lr,
         repeats=args.repeats,
         checkpoint=args.checkpoint,
+        pe_scale_sweep=args.pe_scale_sweep,
     )
 
 
@@ -169,5 +178,8 @@ def _report(study: dict, out: Path, started: float) -> int:
     print(report.as_text(comparisons_table(study["comparisons"])))
     for comparison in study["comparisons"]:
         print(comparison["sentence"])
+    for row in sweep_effects(study, study["config"]["metric"]):
+        ci = "" if row["ci95"] is None else f" (95 % CI {row['ci95'][0]:+.1f} to {row['ci95'][1]:+.1f})"
+        print(f"pe_scale {row['pe_scale']:g}: {row['model']} - {row['partner']} {row['diff']:+.2f} points{ci}")
     print(f"wall time {time.perf_counter() - started:.0f} s; study written to {out}")
     return 0

@@ -20,7 +20,8 @@
                     test windows (class indices; p_true, the probability of the true class, to 4 decimals)
     tuning_runs     the --tune-lr trials (the first of the study's seeds, per (repeat, fold, model, rate)): model,
                     seed, repeat, fold, learning_rate, val_loss (its best), best_epoch, epochs, converged
-    sweep_runs      runs of a sweep beside the main settings, as runs (empty: no study sweeps yet)
+    sweep_runs      the pe_scale sweep's runs (core.lab.study.sweep), as runs plus their pe_scale; empty without
+                    one, whose factors are then config.pe_scale_sweep
     comparisons     per comparison (core.lab.study.comparisons): a, b, metric, diff, ci95, ci90, margin, mde80, p,
                     p_holm, verdict, sentence, primary (true on exactly one), adjusted ("bonferroni" or null),
                     ci95_independent, error_rate_ratio, leave_one_fold_out (the primary's {repeat, fold, diff,
@@ -40,7 +41,7 @@ from __future__ import annotations
 
 import gzip
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -264,7 +265,8 @@ def _validate(study: Any) -> None:
         _check_run(f"runs[{i}]", run, len(names), folds)
     require(isinstance(study["sweep_runs"], list), "sweep_runs must be a list")
     for i, run in enumerate(study["sweep_runs"]):
-        _check_run(f"sweep_runs[{i}]", run, len(names), folds)
+        _check_run(f"sweep_runs[{i}]", run, len(names), folds, optional=("pe_scale",))
+        require(is_number(run.get("pe_scale")) and run["pe_scale"] > 0, f"sweep_runs[{i}].pe_scale must be above 0")
     check_tuning_runs(study["tuning_runs"], folds)
     models = {run["model"] for run in study["runs"]}
     require(isinstance(study["comparisons"], list), "comparisons must be a list")
@@ -287,7 +289,12 @@ def _validate(study: Any) -> None:
 
 
 def _check_config(config: Any) -> None:
-    check_keys("config", config, CONFIG_KEYS, optional=("tuned_learning_rates", "fingerprint"))
+    check_keys("config", config, CONFIG_KEYS, optional=("tuned_learning_rates", "fingerprint", "pe_scale_sweep"))
+    sweep = config.get("pe_scale_sweep", [])
+    require(
+        isinstance(sweep, list) and all(is_number(scale) and scale > 0 for scale in sweep),
+        "config.pe_scale_sweep must be a list of positive factors",
+    )
     fingerprint = config.get("fingerprint", {})
     require(
         isinstance(fingerprint, dict) and all(isinstance(v, str) for v in fingerprint.values()),
@@ -361,8 +368,10 @@ def _check_comparison(where: str, comparison: Any) -> None:
     require(is_text(comparison["sentence"]), f"{where}.sentence is empty")
 
 
-def _check_run(where: str, run: Any, n_classes: int, folds: Mapping[tuple[int, int], int]) -> None:
-    check_keys(where, run, RUN_KEYS)
+def _check_run(
+    where: str, run: Any, n_classes: int, folds: Mapping[tuple[int, int], int], optional: Sequence[str] = ()
+) -> None:
+    check_keys(where, run, RUN_KEYS, optional)
     require(is_text(run["model"], MAX_TEXT_CHARS), f"{where}.model must be a model name")
     require(is_int(run["seed"]), f"{where}.seed must be an integer")
     require(is_int(run["repeat"]), f"{where}.repeat must be an integer")

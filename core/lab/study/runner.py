@@ -30,6 +30,7 @@ from core.lab.study.checkpoint import Checkpoint
 from core.lab.study.comparisons import STUDY_METRICS, compare_all, decomposition
 from core.lab.study.contract import STUDY_SCHEMA_VERSION, study_run, tuning_run, validate_study
 from core.lab.study.folds import Fold, fault_location, make_folds
+from core.lab.study.sweep import check_scales, run_sweep, sweep_stages, swept_models
 from core.lab.training import TrainConfig
 from core.lab.vibration.types import Recording
 
@@ -61,6 +62,7 @@ class StudyPlan:
     checkpoint: str | Path | None = None  # a JSON-lines file of finished runs: a restarted study resumes from it
     backend: str = "local"  # or "ray" (core.lab.backends): the numbers do not change
     ray_address: str = "auto"
+    pe_scale_sweep: Sequence[float] = ()  # core.lab.study.sweep: A+PE and B again at these encoding factors
     split: InitVar[str | None] = None  # the old name of `design`
 
     def __post_init__(self, split: str | None) -> None:
@@ -83,6 +85,9 @@ class StudyPlan:
         if not self.margin > 0:
             raise ValueError(f"the equivalence margin must be positive (points), got {self.margin}")
         check_model_settings(self.models, self.window, self.config.model)
+        self.pe_scale_sweep = check_scales(self.pe_scale_sweep, self.config.model.pe_scale)
+        if self.pe_scale_sweep and not swept_models(self.models):
+            raise ValueError("a pe_scale sweep needs A+PE with A, or B with B-noPE, among the models")
 
     def fold_count(self) -> int:
         """Folds of this study: K for time-cv, one per motor load (load-out) or fault size (fault-size)."""
@@ -100,7 +105,8 @@ class StudyPlan:
     def run_count(self) -> int:
         """Training runs in all, the learning-rate trials of --tune-lr included."""
         trials = len(LR_GRID) if self.tune_lr else 0
-        return len(self.models) * (len(self.seeds) + trials) * self.fold_count() * self.repeat_count()
+        sweep = len(swept_models(self.models)) * len(self.pe_scale_sweep) * len(self.seeds)
+        return (len(self.models) * (len(self.seeds) + trials) + sweep) * self.fold_count() * self.repeat_count()
 
     def identity(self) -> dict[str, Any]:
         """What decides a study's runs: a checkpoint written for other settings is refused."""
@@ -115,6 +121,7 @@ class StudyPlan:
             "train": self.config.to_dict(),
             "data": self.data_settings,
             "tune_lr": self.tune_lr,
+            "pe_scale_sweep": self.pe_scale_sweep,
         }
 
 
@@ -182,16 +189,16 @@ def run_study(
         stages = [
             Stage(StageKey("fold", (f.repeat, f.index), f.name), f.windows, plan.models, plan.config) for f in folds
         ]
-    else:  # one stage per (repeat, fold, model), each at its chosen rate
+    else:  # one stage per (repeat, fold, rate): the models tuned to that rate side by side
         stages = [
             Stage(
-                StageKey("fold", (f.repeat, f.index, m), f"{f.name}, {m}"),
+                StageKey("fold", (f.repeat, f.index, rate), f.name),
                 f.windows,
-                [m],
-                _at_rate(plan.config, tuned[(f.repeat, f.index)][m]),
+                [m for m in plan.models if tuned[(f.repeat, f.index)][m] == rate],
+                _at_rate(plan.config, rate),
             )
             for f in folds
-            for m in plan.models
+            for rate in sorted(set(tuned[(f.repeat, f.index)].values()))
         ]
     profiles: dict[str, dict[str, Any]] = {}
     train_one = _final_run(plan, folds[0], emit, trainer, store, profiles)
@@ -199,8 +206,12 @@ def run_study(
     if stopped:
         raise PlanStopped(None)
     finished = list(itertools.chain.from_iterable(runs.values()))
+    sweep = []
+    if plan.pe_scale_sweep:
+        swept = sweep_stages(plan.models, plan.pe_scale_sweep, folds, plan.config, tuned)
+        sweep = run_sweep(swept, plan.seeds, plan.workers, plan.device, emit, should_stop, trainer, store)
     kept = {m: profiles[m] for m in plan.models if m in profiles}
-    study = build_study(plan, recordings, folds, finished, tuned, kept, tuning)
+    study = build_study(plan, recordings, folds, finished, tuned, kept, tuning, sweep)
     validate_study(study)
     return study
 
@@ -333,6 +344,7 @@ def build_study(
     tuned: dict[tuple[int, int], dict[str, float]] | None = None,
     profiles: dict[str, dict[str, Any]] | None = None,
     tuning: list[dict[str, Any]] | None = None,
+    sweep: list[dict[str, Any]] | None = None,
 ) -> dict:
     """The study JSON of finished runs, its comparisons and decomposition included (run_study validates it)."""
     first = [fold for fold in folds if fold.repeat == 0]  # a repeat tests the same windows again
@@ -358,6 +370,8 @@ def build_study(
     }
     if tuned is not None:
         config["tuned_learning_rates"] = nested_rates(tuned)
+    if plan.pe_scale_sweep:
+        config["pe_scale_sweep"] = list(plan.pe_scale_sweep)
     study = {
         "schema_version": STUDY_SCHEMA_VERSION,
         "kind": "study",
@@ -372,7 +386,7 @@ def build_study(
         "order_summary": order_summary(runs),
         "profiles": profiles or {},
         "tuning_runs": tuning or [],
-        "sweep_runs": [],
+        "sweep_runs": sweep or [],
         "decomposition": None,
     }
     study = to_plain(study)
