@@ -30,13 +30,14 @@ from core.lab.figures import fault_lab as figures
 from core.lab.models import MODEL_DESCRIPTIONS, MODEL_NAMES, ModelConfig, check_model_settings
 from core.lab.names import WINDOWINGS
 from core.lab.report import plural
+from core.lab.speed import SpeedModel, calibrate
 from core.lab.training import TrainConfig, default_workers, describe_device, pick_device
 from core.lab.vibration import Recording
-from core.lab.wait import describe_wait, expected_seconds, plan_training_windows, windows_per_second
+from core.lab.wait import describe_wait, plan_training_windows
 from core.lab.wait import page_refusal as budget_refusal
 from ui.common import CHART_CONFIG
 from ui.lab.data import LoadedData
-from ui.lab.keys import JOB_KEY, MESSAGE_KEY, OWNER_KEY, RESULTS_KEY, STUDY_KEY, WEIGHTS_KEY
+from ui.lab.keys import JOB_KEY, MESSAGE_KEY, OWNER_KEY, PRESS_KEY, RESULTS_KEY, STUDY_KEY, WEIGHTS_KEY
 
 # epochs and rate are the CLI's defaults, chosen on the CWRU validation split: at 8 epochs the synthetic
 # set's B had not converged and the default verdict read "B worse"
@@ -291,8 +292,15 @@ def start_job(plan: Any) -> jobs.Job:
 
 
 def start_experiment(data: LoadedData, settings: LabSettings) -> jobs.Job:
-    """Queue the experiment of these settings on `data` for this session (see start_job)."""
-    return start_job(settings.plan(data))
+    """Queue the experiment of these settings on `data` for this session (see start_job); what its wait was told
+    from is kept, so that the server learns its speed from the press when it ends."""
+    estimate = estimated(data, settings)
+    job = start_job(settings.plan(data) if estimate is None else estimate[0])
+    if estimate is not None:
+        plan, _ = estimate
+        windows = training_windows(data.uid, data.recordings, dict(plan.cutting))
+        st.session_state[PRESS_KEY] = (windows, plan.run_count(), settings.epochs, plan.workers)
+    return job
 
 
 def page_refusal(runs: int, seconds: float) -> str | None:
@@ -361,9 +369,13 @@ def progress_panel() -> None:
 
 
 def collect(job: jobs.Job) -> None:
-    """Move a finished job's results (and weights, when it kept them) into the session; report failures."""
+    """Move a finished job's results (and weights, when it kept them) into the session; report failures. A press
+    that ran to its end teaches the server's speed model how long it took."""
     status = job.status()
     result = job.result()
+    press = st.session_state.pop(PRESS_KEY, None)
+    if press is not None and status.state == "done":
+        speed_model().observe(*press, status.elapsed_seconds)
     if status.state == "failed":
         st.session_state[MESSAGE_KEY] = ("error", f"The experiment failed: {status.error}")
     elif result is not None and result.get("kind") == "study":
@@ -408,7 +420,13 @@ def expected_wait(data: LoadedData, settings: LabSettings) -> str:
     plan, seconds = estimate
     where = where_runs_execute()
     runs = plural(plan.run_count(), "training run")
-    return f"{runs}: {describe_wait(seconds)} on {where} (early stopping often ends sooner)."
+    model = speed_model()
+    basis = (
+        f"from the last {plural(model.presses, 'press', 'presses')} this server finished"
+        if model.presses
+        else "from this server's speed, measured when it started"
+    )
+    return f"{runs}: {describe_wait(seconds)} on {where} ({basis})."
 
 
 def estimated(data: LoadedData, settings: LabSettings) -> tuple[Plan, float] | None:
@@ -418,8 +436,14 @@ def estimated(data: LoadedData, settings: LabSettings) -> tuple[Plan, float] | N
         windows = training_windows(data.uid, data.recordings, dict(plan.cutting))
     except ValueError:  # DataError among them: the data cannot be cut for training
         return None
-    rate = windows_per_second(settings.window)
-    return plan, expected_seconds(windows, plan.run_count(), settings.epochs, rate, plan.workers)
+    return plan, speed_model().seconds(windows, plan.run_count(), settings.epochs, plan.workers)
+
+
+@st.cache_resource(show_spinner=False)
+def speed_model() -> SpeedModel:
+    """This server's speed model (core.lab.speed), calibrated once when the first visitor opens the Fault lab
+    (a training of about a second) and then learning from every press that finishes, for every session."""
+    return SpeedModel(calibrate(threads=1))
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
