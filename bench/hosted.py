@@ -220,7 +220,7 @@ class MemoryCage:
 # --- the ordinary visitors ---------------------------------------------------------------------------------
 
 VERDICT_JS = """() => {
-  const header = [...document.querySelectorAll('h2')].find(h => h.textContent.includes('4 · Results'));
+  const header = document.querySelector('.st-key-table_results_table');  // the results' table, then the verdict
   if (!header) return null;
   for (const info of document.querySelectorAll('[data-testid="stAlertContentInfo"]'))
     if (header.compareDocumentPosition(info) & Node.DOCUMENT_POSITION_FOLLOWING) return info.innerText;
@@ -240,7 +240,7 @@ def ordinary_visitor(name: str, url: str, deadline: float, outcome: dict) -> Non
             page.locator(".st-key-train button").click()
             say(name, "pressed Train (the default comparison)")
             most_ahead = 0
-            while page.get_by_text("4 · Results").count() == 0:
+            while page.locator(".st-key-table_results_table").count() == 0:
                 if time.perf_counter() > deadline:
                     raise TimeoutError("no verdict before the bench's deadline")
                 if server_gone.is_set():

@@ -196,7 +196,7 @@ def tour(page, url: str, train_timeout_s: float, report, fill_caches: bool = Fal
     report("fault lab, defaults", time.perf_counter() - start)
     start = time.perf_counter()
     page.get_by_role("button", name="Train and compare").click()
-    settle(page, "4 · Results", timeout_ms=int(train_timeout_s * 1000))
+    settle(page, "windowing · window", timeout_ms=int(train_timeout_s * 1000))  # the results caption
     report("fault lab, trained (defaults)", time.perf_counter() - start)
 
 

@@ -12,10 +12,11 @@ from ui.common import data_section as one_download
 from ui.common import page_intro, show_figure
 from ui.entry import use_app_navigation
 from ui.lab import experiment as lab
+from ui.lab.answer import STUDY_ANCHOR, answer_card
 from ui.lab.data import data_section, window_counts
 from ui.lab.keys import JOB_KEY, RESULTS_KEY
 from ui.lab.results import results_section
-from ui.lab.study import study_section
+from ui.lab.study import shipped_studies, study_section
 
 use_app_navigation(old_link_keys=URL_ALIASES)  # links shared before a key was renamed open as they did
 
@@ -26,6 +27,7 @@ page_intro(
     "encoding. Every number below comes from a stated split and several seeds (mean ± sd), and the same run "
     "can be repeated headless with `python -m core.experiment`.",
 )
+answer_card(shipped_studies())
 
 # --- 1. Data ---------------------------------------------------------------------------------------
 st.header("1 · Data")
@@ -112,11 +114,13 @@ running = st.session_state.get(JOB_KEY) is not None
 st.fragment(lab.progress_panel, run_every=1.0 if running else None)()
 
 # --- 4. Results ------------------------------------------------------------------------------------
+st.header("4 · Results")
 results = st.session_state.get(RESULTS_KEY)
 if results is not None:
-    st.header("4 · Results")
     results_section(results, data)
+else:
+    st.caption("Nothing trained yet: press **Train and compare** above, or open a saved file in section 5.")
 
 # --- 5. Study --------------------------------------------------------------------------------------
-st.header("5 · Study: does positional encoding help?")
+st.header("5 · Study: does positional encoding help?", anchor=STUDY_ANCHOR)
 study_section(data, settings)

@@ -42,12 +42,14 @@ from tests.apptest_utils import ROOT
 # --- the shipped studies -------------------------------------------------------------------------------------
 
 
-def test_the_shipped_studies_are_three_files_in_the_repositorys_results_folder():
+def test_the_shipped_studies_are_the_protocols_five_files_in_the_repositorys_results_folder():
     assert results_dir() == ROOT / "results"
     assert list(SHIPPED_STUDIES) == [
+        "study_order_control.json",
         "study_cwru_0hp_time-cv.json",
-        "study_cwru_fault-size.json",
+        "study_spectraquest_load-out.json",
         "study_cwru_load-out.json.gz",
+        "study_cwru_fault-size.json",
     ]
     assert all((results_dir() / name).is_file() for name in SHIPPED_STUDIES)
     with pytest.raises(TypeError):  # the page reads it on every visit: nothing may change it
@@ -55,13 +57,14 @@ def test_the_shipped_studies_are_three_files_in_the_repositorys_results_folder()
 
 
 def test_a_shipped_study_that_is_missing_or_refused_is_left_out_and_the_others_keep_their_titles(tmp_path):
-    first, second, third = SHIPPED_STUDIES
-    (tmp_path / first).write_bytes((results_dir() / first).read_bytes())
-    (tmp_path / second).write_bytes(b"{not json")  # refused by core.lab.reopen; the third is missing
+    first, second, *_ = SHIPPED_STUDIES
+    (tmp_path / second).write_bytes((results_dir() / second).read_bytes())
+    (tmp_path / first).write_bytes(b"{not json")  # refused by core.lab.reopen; the others are missing
     studies = read_shipped_studies(tmp_path)
-    assert list(studies) == [SHIPPED_STUDIES[first]]
-    study = studies["CWRU 0 HP, each recording cut in time into 5 folds"]
-    assert study["kind"] == "study" and (study["comparisons"][0]["a"], study["comparisons"][0]["b"]) == ("A", "B")
+    assert list(studies) == [SHIPPED_STUDIES[second]]
+    study = studies["CWRU bearings at 0 HP, each recording cut in time (5 folds, 3 cuttings)"]
+    primary = study["comparisons"][0]
+    assert study["kind"] == "study" and (primary["a"], primary["b"], primary["primary"]) == ("B-noPE", "B", True)
 
 
 # --- the study's command line ----------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ import time
 
 import pytest
 
+from core.lab.reopen import sentence_markdown
 from core.lab.shipped import SHIPPED_STUDIES
 from tests.apptest_utils import errors, open_lab, set_tiny
 from ui.lab import keys
@@ -25,12 +26,15 @@ def test_defaults_show_each_shipped_studys_verdict_sentence():
     if len(shipped) < len(SHIPPED_STUDIES):
         pytest.fail(f"shipped studies missing or invalid in results/: have {sorted(shipped)}")
     at = open_lab()
-    shown = [info.value for info in at.info]
+    shown = [markdown.value for markdown in at.markdown]
     for study in shipped.values():
         primary = study["comparisons"][0]
-        assert (primary["a"], primary["b"]) == ("A", "B")
-        assert primary["sentence"] in shown
+        assert (primary["a"], primary["b"], primary["primary"]) == ("B-noPE", "B", True)
+        assert sentence_markdown(primary["sentence"]) in shown
     assert at.selectbox(key="study_pick").value == next(iter(shipped))
+    # the short answer leads the page: the control, CWRU and the second rig, each with its verdict's badge
+    card = [value for value in shown if value.startswith(":") and "-badge[" in value and "**" in value]
+    assert len(card) >= 3 and "positive control" in card[0] and "CWRU" in card[1] and "second rig" in card[2]
 
 
 def test_a_tiny_study_runs_as_a_job_and_shows_its_comparisons_and_figures():
@@ -49,7 +53,8 @@ def test_a_tiny_study_runs_as_a_job_and_shows_its_comparisons_and_figures():
     assert len(study["runs"]) == 6 and study["config"]["design"] == "time-cv"
     at.selectbox(key="study_pick").set_value("the study run or opened here").run()
     assert not at.exception
-    assert study["comparisons"][0]["sentence"] in [info.value for info in at.info]
+    shown = [markdown.value for markdown in at.markdown]
+    assert any(value.endswith(sentence_markdown(study["comparisons"][0]["sentence"])) for value in shown)
     at.toggle(key="study_more").set_value(True).run()
     assert not at.exception
     names = [chart.proto.id for chart in at.get("plotly_chart")]

@@ -18,11 +18,12 @@ from core.lab import contract, reopen
 from core.lab.contract import json_extent, read_json
 from core.lab.models import MODEL_NAMES
 from core.lab.reopen import NOT_OURS, open_saved, sentence_markdown
+from core.lab.shipped import SHIPPED_STUDIES
 from core.limits import MAX_CLASSES, MAX_HISTORY_EPOCHS, MAX_JSON_DEPTH, MAX_MATRIX_CELLS, MAX_RUNS, BudgetExceeded
 from core.safe_text import markdown_literal
 
 ROOT = Path(__file__).resolve().parents[1]
-SHIPPED = ("study_cwru_0hp_time-cv.json", "study_cwru_fault-size.json", "study_cwru_load-out.json.gz")
+SHIPPED = tuple(SHIPPED_STUDIES)
 FIXTURES = sorted((ROOT / "tests" / "data").glob("*.json"))
 
 
@@ -37,6 +38,7 @@ def small_study() -> dict[str, Any]:
     study["folds"] = [{**fold, "recording": fold["recording"][:5], "start": fold["start"][:5], "n_test": 5}]
     study["config"]["seeds"] = [0, 1]
     study["runs"] = [run for run in study["runs"] if run["fold"] == fold["fold"] and run["seed"] in (0, 1)]
+    study["tuning_runs"] = [run for run in study["tuning_runs"] if run["fold"] == fold["fold"]]
     for run in study["runs"]:
         run["predictions"] = {key: values[:5] for key, values in run["predictions"].items()}
     return study

@@ -16,9 +16,19 @@ from core.lab.reopen import open_saved
 # file name in results/ -> the title the page shows the study under, in the order the page lists them
 SHIPPED_STUDIES: Mapping[str, str] = MappingProxyType(
     {
-        "study_cwru_0hp_time-cv.json": "CWRU 0 HP, each recording cut in time into 5 folds",
-        "study_cwru_fault-size.json": "CWRU, tested on a fault size the models never saw",
+        "study_order_control.json": "Positive control: the class lives only in where each patch sits",
+        "study_cwru_0hp_time-cv.json": "CWRU bearings at 0 HP, each recording cut in time (5 folds, 3 cuttings)",
+        "study_spectraquest_load-out.json": "Second rig: SpectraQuest gearbox, tested at a load never trained on",
         "study_cwru_load-out.json.gz": "CWRU, tested at a motor load the models never saw",
+        "study_cwru_fault-size.json": "CWRU, tested on a fault size the models never saw",
+    }
+)
+# the studies the Fault lab's short answer leads with, in its order, and what each asks in a few words
+ANSWER_TOPICS: Mapping[str, str] = MappingProxyType(
+    {
+        "study_order_control.json": "Can the lab see an encoding help where order matters? (positive control)",
+        "study_cwru_0hp_time-cv.json": "Does the encoding help on real bearing faults? (CWRU, cut in time)",
+        "study_spectraquest_load-out.json": "On a second rig? (SpectraQuest gearbox, a load held out)",
     }
 )
 

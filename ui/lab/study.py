@@ -7,6 +7,7 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Any
 
+import pandas as pd
 import streamlit as st
 
 from core.lab.figures import fault_lab as lab_figures
@@ -19,9 +20,12 @@ from core.lab.study import comparisons_table
 from core.lab.study.command import study_command
 from core.lab.study.comparisons import primary_comparison
 from core.lab.study.runner import StudyPlan
+from core.lab.study.sweep import sweep_effects
 from core.lab.study.views import (
+    decomposition_table,
     fold_scores,
     half_widths,
+    leave_one_out_table,
     paired_frame,
     per_class,
     pooled_confusion,
@@ -32,6 +36,7 @@ from core.lab.vibration import Recording
 from core.lab.wait import describe_wait, expected_seconds, fold_training_windows, windows_per_second
 from core.safe_text import markdown_literal, markdown_text
 from ui.common import data_section, show_figure, show_table
+from ui.lab.answer import verdict_badge
 from ui.lab.data import LoadedData
 from ui.lab.experiment import (
     LabSettings,
@@ -56,16 +61,26 @@ def shipped_studies() -> MappingProxyType[str, dict[str, Any]]:
 
 
 def study_section(data: LoadedData, settings: LabSettings) -> None:
-    """The shipped studies' verdicts, one study's comparisons and figures, a study of the current data, Open."""
+    """The decomposition, the shipped studies' verdicts (the positive control and the second rig first), one
+    study's comparisons and figures, a study of the current data, Open."""
     shipped = shipped_studies()
     st.markdown(
         "One experiment and three seeds cannot answer the question: a **study** cuts every recording into folds "
-        "in time, trains every model on every (fold, seed), and judges B − A against a 2-point equivalence margin "
-        "(`results/study_protocol.md`). The studies shipped with the app:"
+        "(in time, or by a load or fault size held out), trains every model on every (repeat, fold, seed), and "
+        "judges **B − B-noPE**, the encoding alone, against a 2-point equivalence margin "
+        "(`results/study_protocol.md`, version 2). B − A, the article's comparison, adds an embedding too: "
+        "split into its two parts, in points with 95 % CIs:"
     )
+    parts = decomposition_table(shipped)
+    if len(parts):
+        st.dataframe(parts, hide_index=True)
+    st.markdown("Each shipped study's primary verdict, in the order the protocol reads them:")
     for title, study in shipped.items():
-        st.markdown(f"**{title}**")
-        st.info(sentence_markdown(study["comparisons"][0]["sentence"]))
+        primary = primary_comparison(study)
+        if primary is None:
+            continue
+        st.markdown(f"{verdict_badge(primary['verdict'])} **{markdown_literal(title)}**")
+        st.markdown(sentence_markdown(primary["sentence"]))
     own = st.session_state.get(STUDY_KEY)
     options = list(shipped) + ([OWN_STUDY] if own is not None else [])
     if options:
@@ -89,7 +104,7 @@ def show_study(study: dict[str, Any]) -> None:
         f"points · commit {markdown_literal(config['git_commit'][:10])}"
     )
     if comparisons:
-        st.info(sentence_markdown(comparisons[0]["sentence"]))
+        st.markdown(f"{verdict_badge(comparisons[0]['verdict'])} {sentence_markdown(comparisons[0]['sentence'])}")
         show_table(comparisons_table(comparisons), "study_comparisons")
     else:
         st.info("This study holds no comparison: it ran none of the pairs of models a study compares.")
@@ -105,8 +120,32 @@ def show_study(study: dict[str, Any]) -> None:
     if config["design"] == "fault-size":
         st.markdown("**Per class**, pooled over folds and seeds (the classes are unbalanced here)")
         show_table(per_class(study), "study_per_class")
+    left_out = leave_one_out_table(study)
+    if len(left_out):
+        st.markdown("**The primary with one (repeat, fold) left out**: how much one fold moves the answer")
+        show_table(left_out, "study_leave_one_out")
+    if effects := sweep_effects(study, config["metric"]):
+        st.markdown(
+            "**The encoding's effect at other strengths** (`pe_scale`; 0 is the model without it), in points "
+            "against A / B-noPE on the same cells, 95 % CI unadjusted: a description, not a verdict"
+        )
+        show_table(_sweep_frame(effects), "study_pe_scale")
     with data_section("study_figures"):  # one download for the study's figures (the tables keep their own)
         _study_figures(study, comparisons)
+
+
+def _sweep_frame(effects: list[dict[str, Any]]) -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            {
+                "model": f"{row['model']} − {row['partner']}",
+                "pe_scale": row["pe_scale"],
+                "difference": round(row["diff"], 2),
+                "95 % CI": "-" if row["ci95"] is None else f"{row['ci95'][0]:+.1f} to {row['ci95'][1]:+.1f}",
+            }
+            for row in effects
+        ]
+    )
 
 
 def _study_figures(study: dict[str, Any], comparisons: list[dict[str, Any]]) -> None:

@@ -14,9 +14,44 @@ from scipy import stats
 from core.lab.stats.intervals import paired_interval
 from core.lab.study.comparisons import ARTICLE, cell_differences, differences, primary_comparison
 
-# training windows per second of one run on one CPU thread, validation passes included, for 1024-sample
-# windows (the shipped CWRU 0 HP time-cv study, two runs side by side: median 4,960 for A, 4,740 for B);
-# shorter windows go proportionally faster
+PARTS = (
+    ("embedding", "the embedding (B-noPE − A)"),
+    ("encoding", "the encoding (B − B-noPE)"),
+    ("total", "both (B − A)"),
+)
+
+
+def _with_interval(diff: float, ci95: Sequence[float] | None) -> str:
+    return f"{diff:+.1f}" if ci95 is None else f"{diff:+.1f} ({ci95[0]:+.1f} to {ci95[1]:+.1f})"
+
+
+def decomposition_table(studies: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
+    """Per study that stores a decomposition: the embedding's effect, the encoding's and both, in points with
+    their 95 % CI (unadjusted, corrected resampled t), as the page and the README lead with them."""
+    rows = []
+    for title, study in studies.items():
+        parts = study.get("decomposition")
+        if not parts:
+            continue
+        row = {"study": title}
+        row.update({words: _with_interval(parts[name]["diff"], parts[name]["ci95"]) for name, words in PARTS})
+        rows.append(row)
+    return pd.DataFrame(rows, columns=["study", *(words for _, words in PARTS)])
+
+
+def leave_one_out_table(study: Mapping[str, Any]) -> pd.DataFrame:
+    """The primary comparison with each (repeat, fold) left out in turn: which fold, the difference and its
+    95 % CI without it (empty when the study stores none)."""
+    primary = primary_comparison(study) or {}
+    names = _fold_names(study)
+    rows = [
+        {
+            "left out": names.get((row["repeat"], row["fold"]), "?"),
+            "difference (95 % CI)": _with_interval(row["diff"], row["ci95"]),
+        }
+        for row in primary.get("leave_one_fold_out") or []
+    ]
+    return pd.DataFrame(rows, columns=["left out", "difference (95 % CI)"])
 
 
 def _fold_names(study: Mapping[str, Any]) -> dict[tuple[int, int], str]:

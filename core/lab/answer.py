@@ -1,0 +1,152 @@
+"""The Fault lab's short answer: one plain sentence per shipped study's primary verdict, its colour, and whether
+the positive control passed the protocol's criteria (results/study_protocol.md), all generated from the
+studies' stored comparisons, so the words cannot drift from the numbers.
+
+Every number here is read from a study JSON (core.lab.study.contract); nothing is recomputed from runs except
+the positive control's checks, which the protocol states in terms of mean accuracies and the order test.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from core.lab.models import MODEL_NAMES, TRANSFORMER_VARIANTS
+from core.lab.stats.intervals import MODEL_ROLES
+from core.lab.study.comparisons import primary_comparison
+
+# the verdict words, in the order the legend lists them, and the colour each is shown in (Streamlit's named
+# colours; the same four everywhere on the page)
+VERDICT_COLOURS: Mapping[str, str] = {
+    "better": "green",
+    "equivalent": "blue",
+    "inconclusive": "gray",
+    "worse": "red",
+}
+VERDICT_MEANINGS: Mapping[str, str] = {
+    "better": "the 95 % interval lies above zero",
+    "equivalent": "the 90 % interval lies inside the ±2-point margin",
+    "inconclusive": "neither: the data cannot tell, and the sentence says how big a difference they could have seen",
+    "worse": "the 95 % interval lies below zero",
+}
+GLOSSARY: Mapping[str, str] = {
+    "points": "percentage points of accuracy: 95 % against 93 % is a difference of 2 points",
+    "CI (confidence interval)": (
+        "the range the true difference lies in, given these data, at 95 % (or 90 %) confidence; it counts that "
+        "the folds share training data (the corrected resampled t)"
+    ),
+    "equivalence margin": (
+        "±2 points: a difference smaller than this is taken not to matter here (results/study_protocol.md says why)"
+    ),
+    "detectable difference": (
+        "the smallest true difference the design would have found with 80 % probability; an inconclusive verdict "
+        "says how big a difference the study could have seen"
+    ),
+    "Holm": (
+        "a correction for making several comparisons at once: each secondary p-value is raised so that the chance "
+        "of any false alarm among them stays at 5 %"
+    ),
+}
+# the protocol's pass criteria for the positive control
+CONTROL_MIN_GAIN = 10.0  # points of B over B-noPE
+CONTROL_CHANCE_BAND = 5.0  # points: B-noPE within this of chance
+
+
+@dataclass(frozen=True)
+class AnswerLine:
+    """One study's short answer: what it asks, its verdict word, and a plain sentence with the numbers."""
+
+    topic: str
+    verdict: str
+    words: str
+
+
+def _interval(ci: list[float] | None) -> str:
+    return "no interval" if ci is None else f"95 % CI {ci[0]:+.1f} to {ci[1]:+.1f}"
+
+
+def plain_sentence(comparison: Mapping[str, Any]) -> str:
+    """The primary comparison in plain words: who did better, by how much, how sure, and against the margin."""
+    a, b, diff, margin = comparison["a"], comparison["b"], float(comparison["diff"]), float(comparison["margin"])
+    word, ci95, ci90 = comparison["verdict"], comparison["ci95"], comparison["ci90"]
+    if word == "equivalent":
+        return (
+            f"{b} and {a} score the same within the ±{margin:g}-point margin ({b} − {a} {diff:+.1f} points, 90 % CI "
+            f"{ci90[0]:+.1f} to {ci90[1]:+.1f})."
+        )
+    if word in ("better", "worse"):
+        beyond = (ci95[0] > margin) if word == "better" else (ci95[1] < -margin)
+        how = "by more than the margin" if beyond else f"possibly by less than the {margin:g}-point margin"
+        verb = "beats" if word == "better" else "does worse than"
+        return f"{b} {verb} {a} {how}: {abs(diff):.1f} points ({_interval(ci95)})."
+    detectable = comparison.get("mde80")
+    could = "" if detectable is None else f"; it could only have detected a difference of about {detectable:.1f}"
+    return f"Inconclusive: {b} − {a} is {diff:+.1f} points ({_interval(ci95)}){could}."
+
+
+def answer_line(topic: str, study: Mapping[str, Any]) -> AnswerLine | None:
+    """The short answer of one study, or None when it has no primary comparison (fault-size has no pooled verdict:
+    its three sizes are shown apart)."""
+    primary = primary_comparison(study)
+    if primary is None or study["config"]["design"] == "fault-size":
+        return None
+    return AnswerLine(topic, primary["verdict"], plain_sentence(primary))
+
+
+def mean_accuracy(study: Mapping[str, Any], model: str) -> float | None:
+    """The model's mean test accuracy over its runs, in percent; None if it did not run."""
+    scores = [run["accuracy"] for run in study["runs"] if run["model"] == model]
+    return 100 * float(np.mean(scores)) if scores else None
+
+
+def control_check(study: Mapping[str, Any]) -> tuple[bool, str]:
+    """Whether a positive-control study meets the protocol (B vs B-noPE better by at least 10 points, B-noPE
+    within 5 points of chance, B's accuracy falling when its tokens are shuffled), and the reasons in words."""
+    primary = primary_comparison(study)
+    chance = 100 / len(study["class_names"])
+    no_pe = mean_accuracy(study, "B-noPE")
+    if primary is None or (primary["a"], primary["b"]) != ("B-noPE", "B") or no_pe is None:
+        return False, "the study did not compare B with B-noPE"
+    drop = (study.get("order_summary") or {}).get("B", {}).get("shuffled_drop", {}).get("mean")
+    checks = [
+        (
+            primary["verdict"] == "better" and primary["diff"] >= CONTROL_MIN_GAIN,
+            f"B beats B-noPE by {primary['diff']:.1f} points (at least {CONTROL_MIN_GAIN:g} needed)",
+        ),
+        (
+            abs(no_pe - chance) <= CONTROL_CHANCE_BAND,
+            f"B-noPE scores {no_pe:.1f} %, chance is {chance:.1f} % (within {CONTROL_CHANCE_BAND:g} points needed)",
+        ),
+        (drop is not None and drop > CONTROL_CHANCE_BAND, _drop_words(drop)),
+    ]
+    return all(ok for ok, _ in checks), "; ".join(words for _, words in checks)
+
+
+def _drop_words(drop: float | None) -> str:
+    if drop is None:
+        return "no order test was stored for B"
+    return f"shuffling B's tokens costs it {drop:.1f} points"
+
+
+def model_table() -> pd.DataFrame:
+    """What each model of the lab has: an embedding, a position signal and how it joins the tokens, in words."""
+    rows = []
+    for name in MODEL_NAMES:
+        if name not in TRANSFORMER_VARIANTS:
+            rows.append({"model": name, "embedding": "-", "position signal": "-", "in words": MODEL_ROLES[name]})
+            continue
+        embedded, position, combine = TRANSFORMER_VARIANTS[name]
+        signal = "none" if position is None else f"{position}, {'concatenated' if combine == 'concat' else 'added'}"
+        rows.append(
+            {
+                "model": name,
+                "embedding": "yes" if embedded else "no",
+                "position signal": signal,
+                "in words": MODEL_ROLES[name],
+            }
+        )
+    return pd.DataFrame(rows)
