@@ -347,7 +347,9 @@ def progress_panel() -> None:
             "job at a time, in the order they were started; yours starts when the one before it ends."
         )
     elif status.state == "running" and status.model is None:
-        st.progress(0.0, text=f"Cutting the windows… · {status.elapsed_seconds:.0f} s")
+        st.progress(
+            0.0, text=f"Getting ready: cutting the windows, building the models · {status.elapsed_seconds:.0f} s"
+        )
     elif status.state == "running":
         done = status.run_index + (status.epoch / max(1, status.max_epochs))
         st.progress(

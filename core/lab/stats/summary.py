@@ -56,7 +56,7 @@ def paired_differences(
     if reference not in scores:
         return {}
     n_test = count_test_windows(runs)
-    population = f"{n_test:,} test windows" if n_test else "its test windows"
+    population = f"{n_test:,} test window{'' if n_test == 1 else 's'}" if n_test else "its test windows"
     paired = {}
     for model, by_seed in scores.items():
         if model == reference:

@@ -25,6 +25,7 @@ from core.lab.names import DESIGNS
 from core.lab.probes.attention import attention_by_offset
 from core.lab.probes.order import order_summary
 from core.lab.probes.position import energy_ratio, learned_table, similarity_by_offset
+from core.lab.report import plural
 from core.lab.runs import Event, PlanStopped, Stage, StageKey, train_run, train_stages
 from core.lab.study.checkpoint import Checkpoint
 from core.lab.study.comparisons import STUDY_METRICS, compare_all, decomposition
@@ -148,11 +149,11 @@ def population(design: str, dataset: str, n_recordings: int, n_windows: int) -> 
     count += " recording" if n_recordings == 1 else " recordings"
     rig = " of one test rig" if dataset == "cwru" else ""
     if design == "load-out":
-        return f"{n_windows:,} test windows at a motor load held out from training, {count}{rig}"
+        return f"{plural(n_windows, 'test window')} at a motor load held out from training, {count}{rig}"
     if design == "fault-size":
-        return f"{n_windows:,} test windows of a fault size held out from training, {count}{rig}"
+        return f"{plural(n_windows, 'test window')} of a fault size held out from training, {count}{rig}"
     these = "this" if n_recordings == 1 else "these"
-    return f"{n_windows:,} test windows of {these} {count}{rig}"
+    return f"{plural(n_windows, 'test window')} of {these} {count}{rig}"
 
 
 def environment() -> dict[str, Any]:
