@@ -9,9 +9,11 @@ from core.explain.figures import encoding as figures
 from ui.common import data_section, next_page_link, page_intro, show_figure
 from ui.entry import use_app_navigation
 
-# The range of each number widget, the one place it is written: the widget and the link check read it.
+# The range of each number widget and the options of each choice widget, the one place each is written: the
+# widget and the link check read it. Together they name every key of this page's link.
 LINK_NUMBERS = {"n": (2, 4096), "d": (2, 1024), "zr": (0, 4095), "zc": (0, 1023), "t": (0, 4095)}
-use_app_navigation(LINK_NUMBERS)
+LINK_CHOICES = {"base": encodings.PE_BASES, "layout": encodings.LAYOUTS, "dims": list(range(1024))}
+use_app_navigation(LINK_NUMBERS, link_choices=LINK_CHOICES)
 
 OVERVIEW_CELLS = 100_000  # beyond this the overview heatmap is strided (≈0.5 MB of figure data)
 ZOOM = 64  # rows and columns of the full-resolution zoom window
@@ -43,11 +45,11 @@ n_positions = left.slider("Positions", *LINK_NUMBERS["n"], 128, key="n", bind="q
 d_model = right.slider("d_model", *LINK_NUMBERS["d"], 128, key="d", bind="query-params")
 left, right = st.columns(2)
 base = left.select_slider(
-    "base", options=encodings.PE_BASES, value=encodings.DEFAULT_BASE, key="base", bind="query-params"
+    "base", options=LINK_CHOICES["base"], value=encodings.DEFAULT_BASE, key="base", bind="query-params"
 )
 layout = right.radio(
     "Layout",
-    encodings.LAYOUTS,
+    LINK_CHOICES["layout"],
     key="layout",
     bind="query-params",
     horizontal=True,
@@ -103,7 +105,7 @@ with data_section("encoding_matrix"):  # the overview and the zoom: one download
 
 st.subheader("Per-dimension waves")
 chosen = st.multiselect(
-    "Dimensions", list(range(1024)), default=[0, 1, 20, 60], key="dims", bind="query-params", max_selections=8
+    "Dimensions", LINK_CHOICES["dims"], default=[0, 1, 20, 60], key="dims", bind="query-params", max_selections=8
 )
 dims = [dim for dim in chosen if dim < d_model]
 if len(dims) < len(chosen):

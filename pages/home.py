@@ -14,9 +14,11 @@ from ui.common import data_section, show_figure
 from ui.entry import use_app_navigation
 from ui.rooms import built_rooms
 
-# The range of each number widget, the one place it is written: the widget and the link check read it.
+# The range of each number widget and the options of each choice widget, the one place each is written: the
+# widget and the link check read it. Together they name every key of this page's link.
 LINK_NUMBERS = {"demo_seed": (0, 999)}
-use_app_navigation(LINK_NUMBERS, link_text=["demo_tokens"])
+LINK_CHOICES = {"demo_pe": (False, True)}  # a toggle
+use_app_navigation(LINK_NUMBERS, link_text=["demo_tokens"], link_choices=LINK_CHOICES)
 
 st.title("PE Lab")
 st.markdown(

@@ -10,7 +10,8 @@ from core.explain.figures import similarity as figures
 from ui.common import data_section, next_page_link, page_intro, show_figure
 from ui.entry import use_app_navigation
 
-# The range of each number widget, the one place it is written: the widget and the link check read it.
+# The range of each number widget and the options of each choice widget, the one place each is written: the
+# widget and the link check read it. Together they name every key of this page's link.
 LINK_NUMBERS = {
     "d": (2, 1024),
     "n": (8, 1024),
@@ -20,11 +21,12 @@ LINK_NUMBERS = {
     "s": (1, 512),
     "train_len": (16, 1024),
 }
-use_app_navigation(LINK_NUMBERS)
+OTHER_SCHEMES = [scheme for scheme in similarity.SCHEMES if scheme != "sinusoidal"]
+LINK_CHOICES = {"base": encodings.PE_BASES, "scheme": OTHER_SCHEMES, "scale": [1, 2, 4, 8, 16]}
+use_app_navigation(LINK_NUMBERS, link_choices=LINK_CHOICES)
 
 MAX_SIDE = 256  # heatmaps beyond 256 × 256 cells are strided (≈0.35 MB of figure data each)
 N_STARTS = 4
-OTHER_SCHEMES = [scheme for scheme in similarity.SCHEMES if scheme != "sinusoidal"]
 
 
 def curve_starts(n_positions: int) -> np.ndarray:
@@ -87,7 +89,7 @@ page_intro(
 left, right = st.columns(2)  # in the page, not the sidebar, which covers the figures on a phone
 d_model = left.slider("d_model", *LINK_NUMBERS["d"], 128, step=2, key="d", bind="query-params")
 base = right.select_slider(
-    "base", options=encodings.PE_BASES, value=encodings.DEFAULT_BASE, key="base", bind="query-params"
+    "base", options=LINK_CHOICES["base"], value=encodings.DEFAULT_BASE, key="base", bind="query-params"
 )
 left, right = st.columns(2)
 n_positions = left.slider("Positions", *LINK_NUMBERS["n"], 128, key="n", bind="query-params")
@@ -164,7 +166,7 @@ st.caption("The error is rounding: float64 carries about 16 digits, and the angl
 
 with data_section("other_schemes"):
     st.subheader("The same picture for the other schemes")
-    scheme = st.selectbox("Scheme", OTHER_SCHEMES, key="scheme", bind="query-params")
+    scheme = st.selectbox("Scheme", LINK_CHOICES["scheme"], key="scheme", bind="query-params")
     other = picture(scheme, n_positions, d_model, max_offset, float(base))
     st.markdown(similarity.SCHEME_IDEAS[scheme])
     show_figure(
@@ -207,7 +209,7 @@ with data_section("beyond_trained"):
     )
     left, right = st.columns(2)
     train_len = left.slider("Trained length L", *LINK_NUMBERS["train_len"], 128, key="train_len", bind="query-params")
-    scale = right.select_slider("Scaling factor s", [1, 2, 4, 8, 16], value=4, key="scale", bind="query-params")
+    scale = right.select_slider("Scaling factor s", LINK_CHOICES["scale"], value=4, key="scale", bind="query-params")
     far = np.arange(int(train_len * scale) + 1)
     q_vec, k_vec = attention.random_query_key(d_model, seed=0)
     for name, score in (

@@ -10,17 +10,19 @@ from core.safe_text import markdown_text
 from ui.common import data_section, next_page_link, page_intro, show_figure
 from ui.entry import use_app_navigation
 
-# The range of each number widget, the one place it is written: the widget and the link check read it.
+D_K_OPTIONS = [int(d) for d in 2 ** np.arange(13)]  # 1 .. 4096
+SAMPLE_OPTIONS = [500, 1000, 2000, 4000, 8000]
+LENGTH_OPTIONS = [512, 1024, 2048, 4096]
+# The range of each number widget and the options of each choice widget, the one place each is written: the
+# widget and the link check read it. Together with the text key they name every key of this page's link.
 LINK_NUMBERS = {"a": (0.01, 1000.0), "temp": (0.05, 10.0)}
-use_app_navigation(LINK_NUMBERS, link_text=["scores"])
+LINK_CHOICES = {"mc": SAMPLE_OPTIONS, "dk": D_K_OPTIONS, "n": LENGTH_OPTIONS}
+use_app_navigation(LINK_NUMBERS, link_text=["scores"], link_choices=LINK_CHOICES)
 
 A_GRID = np.logspace(-2, 3, 251)  # a from 0.01 to 1000
 TABLE_A = [0.1, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 1000.0]
 D_K_GRID = 2 ** np.arange(11)  # 1 .. 1024
-D_K_OPTIONS = [int(d) for d in 2 ** np.arange(13)]  # 1 .. 4096
-SAMPLE_OPTIONS = [500, 1000, 2000, 4000, 8000]
 N_KEYS = 64
-LENGTH_OPTIONS = [512, 1024, 2048, 4096]
 MAX_SCORES = 16
 DEFAULT_SCORES = "1, 2, 3, 4"
 

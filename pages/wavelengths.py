@@ -9,9 +9,11 @@ from core.explain.figures import encoding as figures
 from ui.common import next_page_link, page_intro, show_figure
 from ui.entry import use_app_navigation
 
-# The range of each number widget, the one place it is written: the widget and the link check read it.
+# The range of each number widget and the options of each choice widget, the one place each is written: the
+# widget and the link check read it. Together they name every key of this page's link.
 LINK_NUMBERS = {"d": (2, 1024), "bits": (2, 6)}
-use_app_navigation(LINK_NUMBERS)
+LINK_CHOICES = {"base": encodings.PE_BASES}
+use_app_navigation(LINK_NUMBERS, link_choices=LINK_CHOICES)
 
 
 page_intro(
@@ -23,7 +25,7 @@ page_intro(
 left, right = st.columns(2)  # in the page, not the sidebar, which covers the figure on a phone
 d_model = left.slider("d_model", *LINK_NUMBERS["d"], 512, key="d", bind="query-params")
 base = right.select_slider(
-    "base", options=encodings.PE_BASES, value=encodings.DEFAULT_BASE, key="base", bind="query-params"
+    "base", options=LINK_CHOICES["base"], value=encodings.DEFAULT_BASE, key="base", bind="query-params"
 )
 
 lengths = encodings.wavelengths(d_model, float(base))

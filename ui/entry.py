@@ -1,4 +1,5 @@
-"""Make a deep link into a page run the app's own navigation, even as a fresh server's first request.
+"""Make a deep link into a page run the app's own navigation, even as a fresh server's first request; keep each
+page's link to that page's own settings; and give every view its own entry in the browser's history.
 
 Streamlit still carries its first multipage scheme: when the entry script's folder holds a `pages/`
 directory, the server treats the app as a folder of pages until some run calls `st.navigation`. A shared
@@ -7,29 +8,63 @@ link such as `/fault_lab?src=csv` that reaches a freshly started (or woken) serv
 page files must keep their names (links and checks use them), so every page calls `use_app_navigation()`
 first: if the folder scheme is still on, it is switched off and the run restarts through `app.py`. Being
 first on every page, it is also where a link's values are checked before any widget reads them
-(ui.link_values).
+(ui.link_values), and where the two gaps below are closed.
+
+- **Back restores the previous view.** Streamlit writes a widget's new value into the address with
+  `history.replaceState` (its frontend, 1.67): the entry of the view before is overwritten, so Back left the
+  page instead of restoring the settings. Streamlit does restore widgets from the address when the browser
+  goes back or forward (it reruns with `is_history_navigation` and seeds every bound widget from the URL);
+  it only never makes the entries. So when a run on the same page starts from a link that differs from the
+  previous run's, and the browser did not get there by Back or Forward, the page sends a five-line script
+  that puts the previous link back into the current entry and pushes the new one after it. The script
+  checks the address first: if the visitor has moved on again meanwhile, it leaves the history alone.
+- **A page's link carries only its own keys.** On a page change the browser keeps the previous page's query,
+  and a widget's value stays in session state under its key, which the next page's widget of the same key
+  (`d` on Similarity and Encoding matrix) then took: the setting leaked into the other page and its link.
+  On a page change that is not Back or Forward, values carried over unchanged from the previous page's link
+  leave the link silently (the visitor never gave them to this page), and this page's keys forget values
+  that other pages' widgets left in session state, so the page opens at its defaults or at its own link.
+
+Not closed here: on a page change Streamlit itself strips the previous page's keys from the address before
+its frontend has moved to the new page, and the frontend records that as one more entry of the previous page.
+Back from the new page therefore first lands on the previous page at its defaults; no page code runs early
+enough to prevent it, and a page cannot delete a history entry.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Collection, Mapping
+from typing import NamedTuple
 
 import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from ui.link_values import NumberRange, drop_unusable_link_values, rename_old_link_keys
+from ui.link_values import Choices, NumberRange, drop_unusable_link_values, forget_link_values, rename_old_link_keys
 
 _RESTARTED_KEY = "_restarted_through_app"
+_LAST_VIEW_KEY = "_last_view"  # the page and link the previous run of this session started from
+_PUSHES_KEY = "_history_pushes"  # makes each history script unique, so the browser runs each one once
+
+
+class View(NamedTuple):
+    page: str  # the page's script hash
+    link: tuple[tuple[str, str], ...]  # the link's (key, value) pairs, sorted
 
 
 def use_app_navigation(
     link_numbers: Mapping[str, NumberRange] | None = None,
     link_text: Collection[str] = (),
     old_link_keys: Mapping[str, str] | None = None,
+    link_choices: Mapping[str, Choices] | None = None,
 ) -> None:
     """Run the page through app.py's navigation, read old link keys as their new ones (`old_link_keys`: old ->
-    new), then drop the link values its widgets cannot take: `link_numbers` gives the range of each number
-    widget's key, `link_text` the keys of free-text widgets."""
+    new), keep the link to this page's own keys, then drop the link values its widgets cannot take:
+    `link_numbers` gives the range of each number widget's key, `link_text` the keys of free-text widgets,
+    `link_choices` the options of each choice widget. A page that gives `link_choices` (even empty) has named
+    every key of its link, and a key it did not name is dropped and named too (ui.link_values). Last, a changed
+    link on the same page becomes a new entry in the browser's history."""
     if PagesManager.uses_pages_directory:
         PagesManager.uses_pages_directory = False  # what st.navigation itself does on its first call
         # Once per session: a server flips the flag for good, but AppTest sets it back before every run,
@@ -39,4 +74,51 @@ def use_app_navigation(
             st.rerun()
     if old_link_keys:
         rename_old_link_keys(old_link_keys)
-    drop_unusable_link_values(link_numbers, link_text)
+    own_keys = None if link_choices is None else {*(link_numbers or {}), *link_text, *link_choices}
+    context = get_script_run_ctx()
+    before = st.session_state.get(_LAST_VIEW_KEY)
+    history_move = context is not None and context.is_history_navigation
+    if context is not None and before is not None and before.page != context.page_script_hash and not history_move:
+        _leave_other_pages_values(before, own_keys)
+    drop_unusable_link_values(link_numbers, link_text, link_choices)
+    if context is None:  # bare mode: no session, no browser
+        return
+    now = View(context.page_script_hash, _link_pairs())
+    st.session_state[_LAST_VIEW_KEY] = now
+    if before is not None and before.page == now.page and before.link != now.link and not history_move:
+        push_history_entry(before.link, now.link)
+
+
+def _link_pairs() -> tuple[tuple[str, str], ...]:
+    return tuple(sorted((key, value) for key in st.query_params for value in st.query_params.get_all(key)))
+
+
+def _leave_other_pages_values(before: View, own_keys: Collection[str] | None) -> None:
+    """On a page change: drop the link values carried over unchanged from the previous page's link, and forget
+    what other pages' widgets left in session state under this page's keys."""
+    previous = {}
+    for key, value in before.link:
+        previous.setdefault(key, []).append(value)
+    carried = {key: [] for key in st.query_params if previous.get(key) == st.query_params.get_all(key)}
+    forget_link_values(carried)
+    for key in own_keys or ():
+        if key in st.session_state and key not in st.query_params:
+            del st.session_state[key]
+
+
+def push_history_entry(before: tuple[tuple[str, str], ...], now: tuple[tuple[str, str], ...]) -> None:
+    """Make the browser's current entry the `before` link and push the `now` link after it, if the address still
+    shows `now` (the visitor may have moved on while this run ran). Streamlit's frontend runs the script once,
+    in the page itself; it sits in the event container, so it takes no room on the page."""
+    st.session_state[_PUSHES_KEY] = st.session_state.get(_PUSHES_KEY, 0) + 1
+    # JSON inside a script: "<" escaped, so a link value can never close the script element
+    data = json.dumps({"before": before, "now": now, "n": st.session_state[_PUSHES_KEY]}).replace("<", "\\u003c")
+    script = f"""<script>(() => {{
+  const view = {data}, here = window.location;
+  const sorted = pairs => JSON.stringify(pairs.map(pair => [String(pair[0]), String(pair[1])]).sort());
+  if (sorted([...new URLSearchParams(here.search)]) !== sorted(view.now)) return;
+  const address = pairs => here.pathname + (pairs.length ? "?" + new URLSearchParams(pairs) : "") + here.hash;
+  window.history.replaceState(window.history.state, "", address(view.before));
+  window.history.pushState(window.history.state, "", address(view.now));
+}})();</script>"""
+    st._event.html(script, unsafe_allow_javascript=True)
