@@ -2,17 +2,18 @@
 set) from the click to the verdict, through the real server in Chromium, with all cores and pinned to one.
 
     python bench/one_button.py [--repeats 2] [--skip-accuracy]
-    python bench/one_button.py --skip-server --seeds 5    # only the accuracy check, with 5 seeds
+    python bench/one_button.py --skip-server    # only the accuracy check
 
 1. Starts `streamlit run app.py` (tests/live_server.py), opens /fault_lab in Debian's Chromium (Playwright),
    prints the wait the page announces before the click, clicks "Train and compare" and times the click to
    the results settled; --repeats fresh page loads each. Then the same with the server started under
    `taskset -c 0`: a hosted app may get one CPU, and the page then trains one run at a time.
-2. Accuracy beside speed: the same default press, headless (AppTest, the page's own code path), once with
-   core.lab.training (new) and once with bench/previous (the loop where issue 15 started); per model mean ± sd
-   accuracy over the seeds, and whether each new mean lies within one sd of the previous one.
+2. Accuracy beside speed: the same default press, headless (AppTest, the page's own code path) with 5 seeds;
+   per model mean ± sd accuracy, and whether each mean lies within one sd of the README's figures.
 
-Target (issue 15): at most 30 s from click to verdict on 2 cores, each model's mean within one sd of the baseline.
+Targets (issue 25): the told wait within ±25 % of the measured one; at most 25 s from click to verdict on all
+cores and 30 s on one; each model's mean within one sd of the README's. It ends with two lines, medians over
+its repeats: `all cores: told N s, measured M s` and `one core: told N s, measured M s`.
 """
 
 from __future__ import annotations
@@ -33,7 +34,9 @@ from tests import live_server  # noqa: E402
 
 CHROMIUM = str(live_server.CHROMIUM)
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
-TARGET_S = 30.0
+README_FIGURES = {"A": (95.1, 2.0), "B": (95.6, 2.5)}  # the default press over 5 seeds, mean ± sd accuracy %
+TARGET_S = 25.0  # click to verdict on all cores (issue 25)
+TARGET_ONE_CORE_S = 30.0  # pinned to one core
 
 
 def settle(page, text: str, timeout_s: float) -> None:
@@ -43,11 +46,20 @@ def settle(page, text: str, timeout_s: float) -> None:
         raise SystemExit("the page raised an exception")
 
 
-def click_to_verdict(url: str, repeats: int, timeout_s: float) -> tuple[list[float], str]:
-    """Seconds from the click to the settled results, per fresh page load, and the page's announced wait."""
+def told_seconds(announced: str) -> float:
+    """The wait a caption announces ("6 training runs: about 24 s on ...", "... about 2 min ..."), in seconds."""
+    match = re.search(r"about (\d+) (s|min)\b", announced)
+    if match is None:
+        raise SystemExit(f"no wait in the page's caption: {announced!r}")
+    return float(match.group(1)) * (60 if match.group(2) == "min" else 1)
+
+
+def click_to_verdict(url: str, repeats: int, timeout_s: float) -> tuple[list[float], list[float]]:
+    """Per fresh page load: the wait the page told before the click, and the seconds from the click to the
+    settled results."""
     from playwright.sync_api import sync_playwright
 
-    waits, announced = [], ""
+    measured, told = [], []
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=live_server.CHROMIUM_FLAGS)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
@@ -55,15 +67,17 @@ def click_to_verdict(url: str, repeats: int, timeout_s: float) -> tuple[list[flo
             page.goto(f"{url}/fault_lab", wait_until="domcontentloaded")
             settle(page, "3 · Experiment", timeout_s)
             announced = page.get_by_text(re.compile(r"training runs: about")).first.inner_text()
+            told.append(told_seconds(announced))
+            print(f"  told: {announced}", flush=True)
             started = time.perf_counter()
             page.get_by_role("button", name="Train and compare").click()
             settle(page, "windowing · window", timeout_s)  # the results caption: "4 · Results" shows before
-            waits.append(time.perf_counter() - started)
+            measured.append(time.perf_counter() - started)
         browser.close()
-    return waits, announced
+    return measured, told
 
 
-def through_the_server(repeats: int, timeout_s: float, pin: tuple[str, ...]) -> tuple[list[float], str]:
+def through_the_server(repeats: int, timeout_s: float, pin: tuple[str, ...]) -> tuple[list[float], list[float]]:
     process, url = live_server.start_streamlit(prefix=pin)
     try:
         return click_to_verdict(url, repeats, timeout_s)
@@ -98,19 +112,15 @@ def default_press(trainer: Any = None, seeds: int | None = None) -> tuple[dict[s
 
 
 def accuracy_section(seeds: int | None) -> None:
-    from bench.previous import load as load_previous
-
-    new, new_s = default_press(seeds=seeds)
-    previous, previous_s = default_press(load_previous().train, seeds)
-    what = "Default comparison" if seeds is None else f"Default comparison with {seeds} seeds"
-    print(f"\n{what} headless (AppTest): new loop {new_s:.1f} s, previous loop {previous_s:.1f} s")
-    for model in new:
+    """The default press headless with 5 seeds: each model's mean within one sd of the README's figures."""
+    new, new_s = default_press(seeds=seeds or 5)
+    print(f"\nDefault comparison headless (AppTest), {seeds or 5} seeds: {new_s:.1f} s")
+    for model, (base_mean, base_sd) in README_FIGURES.items():
         mean, sd = statistics.mean(new[model]), statistics.stdev(new[model])
-        base_mean, base_sd = statistics.mean(previous[model]), statistics.stdev(previous[model])
         within = abs(mean - base_mean) <= base_sd
         print(
-            f"  {model}: new {mean:.1f} ± {sd:.1f} %, previous {base_mean:.1f} ± {base_sd:.1f} % "
-            f"(n={len(new[model])}); new mean within one previous sd: {'yes' if within else 'NO'}"
+            f"  {model}: {mean:.1f} ± {sd:.1f} %, README {base_mean:.1f} ± {base_sd:.1f} % (n={len(new[model])}); "
+            f"within one README sd: {'yes' if within else 'NO'}"
         )
 
 
@@ -126,19 +136,27 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not args.skip_server and not Path(CHROMIUM).exists():
         raise SystemExit(f"{CHROMIUM} not found (apt-get install chromium)")
-    pins = (("all cores", ()), ("pinned to one core (taskset -c 0)", ("taskset", "-c", "0")))
+    pins = (("all cores", ()), ("one core", ("taskset", "-c", "0")))
     if args.skip_server:
         pins = ()
+    lines = []
     for label, pin in pins:
-        waits, announced = through_the_server(args.repeats, args.timeout, pin)
-        shown = ", ".join(f"{w:.1f}" for w in waits)
-        print(f"server on {label}: click to verdict {shown} s (median {statistics.median(waits):.1f} s)", flush=True)
-        print(f"  the page announced: {announced}", flush=True)
-        if not pin:
-            met = statistics.median(waits) <= TARGET_S
-            print(f"  target <= {TARGET_S:.0f} s on all cores: {'met' if met else 'NOT met'}", flush=True)
+        measured, told = through_the_server(args.repeats, args.timeout, pin)
+        shown = ", ".join(f"{m:.1f} s (told {t:.0f} s)" for m, t in zip(measured, told))
+        print(f"server on {label}: click to verdict {shown}", flush=True)
+        median_told, median_measured = statistics.median(told), statistics.median(measured)
+        error = abs(median_told - median_measured) / median_measured
+        target = TARGET_S if not pin else TARGET_ONE_CORE_S
+        print(
+            f"  told within ±25 %: {'yes' if error <= 0.25 else 'NO'} ({100 * error:.0f} % off); target <= "
+            f"{target:.0f} s: {'met' if median_measured <= target else 'NOT met'}",
+            flush=True,
+        )
+        lines.append(f"{label}: told {median_told:.0f} s, measured {median_measured:.0f} s")
     if not args.skip_accuracy:
         accuracy_section(args.seeds)
+    for line in lines:  # the two lines the issue asks the bench to end with, medians over its repeats
+        print(line)
     return 0
 
 

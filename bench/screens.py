@@ -1,5 +1,6 @@
-"""Screenshots of the home page and each explainer page at 390 x 844 (a phone) and 1400 x 900, for a human to
-look at: docs/screens/<page>-390.png and <page>-1400.png, the first screen of each page (each under 300 kB).
+"""Screenshots of the home page, each explainer page and the Fault lab at 390 x 844 (a phone) and 1400 x 900,
+for a human to look at: docs/screens/<page>-390.png and <page>-1400.png, the first screen of each page (each
+under 300 kB).
 
     python bench/screens.py            # starts `streamlit run app.py` (tests/live_server.py), Debian's Chromium
 """
@@ -21,6 +22,7 @@ PAGES = {
     "wavelengths": "wavelengths",
     "similarity": "similarity",
     "softmax_saturation": "softmax_saturation",
+    "fault_lab": "fault_lab",  # its first screen is the short answer
 }
 SIZES = {390: {"width": 390, "height": 844}, 1400: {"width": 1400, "height": 900}}
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'

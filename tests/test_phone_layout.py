@@ -30,6 +30,7 @@ PHONE_FIGURES = [
     ("wavelengths", "binary_counter", "The binary-counter analogy"),
     ("similarity", "dot_product_vs_offset", "Beyond the trained length"),
     ("softmax_saturation", "attention_cost", "The price of attention"),
+    ("fault_lab", "windows_per_class", "5 · Study"),
 ]
 # Every text of a figure a reader must read: titles, axis titles, tick labels, legend entries, panel titles.
 TEXT_BOXES = """chart => {

@@ -24,7 +24,7 @@ import numpy as np
 
 # a default press's effective seconds per (window x epoch of the cap) over the calibration's raw seconds per
 # (window x epoch): measured by bench/one_button.py on this repository's 2-core machine, all cores and one
-RAW_TO_EFFECTIVE = 1.0
+RAW_TO_EFFECTIVE = 3.0
 PAGE_SECONDS = 1.5  # the page's 1 s poll (0.5 s on average) and drawing the results, measured in Chromium
 OBSERVED = 20  # finished presses the told rate follows
 CALIBRATION_WINDOWS, CALIBRATION_EPOCHS = 256, 2
