@@ -445,7 +445,7 @@ def estimated(data: LoadedData, settings: LabSettings) -> tuple[Plan, float] | N
 def speed_model() -> SpeedModel:
     """This server's speed model (core.lab.speed), calibrated once when the first visitor opens the Fault lab
     (a training of about a second) and then learning from every press that finishes, for every session."""
-    return SpeedModel(calibrate(threads=1))
+    return SpeedModel(calibrate(threads=1, workers=default_workers(threads=1, cap=MAX_TRAINING_WORKERS)))
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
