@@ -50,7 +50,8 @@ def test_training_curves_one_legend_entry_per_model():
 def test_windows_per_class_and_noise_curve():
     counts = {"train": {"a": 7, "b": 6}, "val": {"a": 2}, "test": {"a": 1, "b": 1}}
     figure = figures.windows_per_class(counts, ["a", "b"])
-    assert [list(trace.y) for trace in figure.data] == [[7, 6], [2, 0], [1, 1]]
+    assert [list(trace.x) for trace in figure.data] == [[7, 6], [2, 0], [1, 1]]  # windows along x
+    assert [list(trace.y) for trace in figure.data] == [["a", "b"]] * 3 and figure.data[0].orientation == "h"
     curve = figures.noise_curve([-4, 0, 4], {"A": [0.5, 0.7, 0.9]}, {"A": [0.1, 0.0, 0.02]})
     assert list(curve.data[0].y) == [50, 70, 90]
     assert np.allclose(curve.data[0].error_y.array, [10, 0, 2])

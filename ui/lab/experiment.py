@@ -33,7 +33,7 @@ from core.lab.report import plural
 from core.lab.speed import SpeedModel, calibrate
 from core.lab.training import TrainConfig, default_workers, describe_device, pick_device
 from core.lab.vibration import Recording
-from core.lab.wait import describe_wait, plan_training_windows
+from core.lab.wait import describe_wait, expected_seconds, plan_training_windows, windows_per_second
 from core.lab.wait import page_refusal as budget_refusal
 from ui.common import CHART_CONFIG
 from ui.lab.data import LoadedData
@@ -310,11 +310,16 @@ def page_refusal(runs: int, seconds: float) -> str | None:
 
 
 def too_large(data: LoadedData, settings: LabSettings) -> tuple[str, str] | None:
-    """(why, the command to run instead) when the experiment is past the page's budget; None otherwise."""
-    estimate = estimated(data, settings)
-    if estimate is None:
+    """(why, the command to run instead) when the experiment is past the page's budget; None otherwise. The
+    budget is judged at the nominal speed (core.lab.wait), not this server's measured one: whether a press may
+    start must not depend on how busy the server happened to be when it calibrated."""
+    try:
+        plan = settings.plan(data)
+        windows = training_windows(data.uid, data.recordings, dict(plan.cutting))
+    except ValueError:  # DataError among them: the data cannot be cut for training
         return None
-    plan, seconds = estimate
+    rate = windows_per_second(settings.window)
+    seconds = expected_seconds(windows, plan.run_count(), settings.epochs, rate, plan.workers)
     reason = page_refusal(plan.run_count(), seconds)
     return None if reason is None else (reason, training_command(plan, settings))
 

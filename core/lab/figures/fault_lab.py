@@ -67,22 +67,24 @@ def spectrum(
 
 
 def windows_per_class(counts: Mapping[str, Mapping[str, int]], class_names: Sequence[str]) -> go.Figure:
-    """Grouped bars: windows of each class in train, val and test."""
+    """Grouped horizontal bars: windows of each class in train, val and test. The classes run down the y axis,
+    so ten names never crowd each other at phone width as they did along x."""
     figure = go.Figure()
     for i, split in enumerate(("train", "val", "test")):
         per_class = counts.get(split, {})
         figure.add_trace(
             go.Bar(
-                x=labels(class_names),
-                y=[per_class.get(name, 0) for name in class_names],
+                y=labels(class_names),
+                x=[per_class.get(name, 0) for name in class_names],
                 name=split,
+                orientation="h",
                 marker_color=PALETTE[i],
             )
         )
     figure.update_layout(barmode="group", showlegend=True)
-    figure.update_xaxes(title="class")
-    figure.update_yaxes(title="windows")
-    return _layout(figure, "Windows per class and split", height=300)
+    figure.update_yaxes(title="class", autorange="reversed")  # the first class on top, as in the tables
+    figure.update_xaxes(title="windows")
+    return _layout(figure, "Windows per class and split", height=160 + 24 * len(class_names))
 
 
 def training_curves(histories: Mapping[str, Sequence[Mapping[str, float]]]) -> go.Figure:
