@@ -35,7 +35,7 @@ def comparison(verdict, diff, ci95, ci90=None, mde80=None, a="B-noPE", b="B"):
         (
             comparison("inconclusive", -2.1, [-4.5, 0.4], mde80=3.4),
             "Inconclusive: B − B-noPE is -2.1 points (95 % CI -4.5 to +0.4); it could only have detected a "
-            "difference of about 3.4.",
+            "difference of about 3.4 points.",
         ),
     ],
 )

@@ -84,7 +84,7 @@ def plain_sentence(comparison: Mapping[str, Any]) -> str:
         verb = "beats" if word == "better" else "does worse than"
         return f"{b} {verb} {a} {how}: {abs(diff):.1f} points ({_interval(ci95)})."
     detectable = comparison.get("mde80")
-    could = "" if detectable is None else f"; it could only have detected a difference of about {detectable:.1f}"
+    could = "" if detectable is None else f"; it could only have detected a difference of about {detectable:.1f} points"
     return f"Inconclusive: {b} − {a} is {diff:+.1f} points ({_interval(ci95)}){could}."
 
 
