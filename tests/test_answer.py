@@ -72,3 +72,10 @@ def test_fault_size_gives_no_short_answer_and_a_time_cv_study_gives_its_primary(
     assert answer_line("sizes", study(design="fault-size")) is None
     line = answer_line("the control", study())
     assert line.verdict == "better" and line.words.startswith("B beats B-noPE")
+
+
+def test_two_models_at_the_ceiling_are_said_to_show_little():
+    easy = study(verdict="equivalent", diff=0.0, no_pe_accuracy=0.999)
+    words = answer_line("the second rig", easy).words
+    assert "Both score 99.9 % or more: at this ceiling" in words
+    assert "ceiling" not in answer_line("the control", study()).words  # B-noPE at chance: no caveat

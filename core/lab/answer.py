@@ -51,6 +51,7 @@ GLOSSARY: Mapping[str, str] = {
         "of any false alarm among them stays at 5 %"
     ),
 }
+CEILING = 99.0  # % accuracy: both models at or above it, and a comparison says little
 # the protocol's pass criteria for the positive control
 CONTROL_MIN_GAIN = 10.0  # points of B over B-noPE
 CONTROL_CHANCE_BAND = 5.0  # points: B-noPE within this of chance
@@ -94,7 +95,14 @@ def answer_line(topic: str, study: Mapping[str, Any]) -> AnswerLine | None:
     primary = primary_comparison(study)
     if primary is None or study["config"]["design"] == "fault-size":
         return None
-    return AnswerLine(topic, primary["verdict"], plain_sentence(primary))
+    words = plain_sentence(primary)
+    scores = [mean_accuracy(study, model) for model in (primary["a"], primary["b"])]
+    if all(score is not None and score >= CEILING for score in scores):
+        words += (
+            f" Both score {min(scores):.1f} % or more: at this ceiling the task is easy for both, so the comparison "
+            "shows little about the encoding."
+        )
+    return AnswerLine(topic, primary["verdict"], words)
 
 
 def mean_accuracy(study: Mapping[str, Any], model: str) -> float | None:
