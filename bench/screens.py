@@ -3,6 +3,7 @@ for a human to look at: docs/screens/<page>-390.png and <page>-1400.png, the fir
 under 300 kB).
 
     python bench/screens.py            # starts `streamlit run app.py` (tests/live_server.py), Debian's Chromium
+    python bench/screens.py fault_lab  # only these pages
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 LIMIT_BYTES = 300_000
 
 
-def main() -> None:
+def main(only: list[str] | None = None) -> None:
     from playwright.sync_api import sync_playwright
 
     OUT.mkdir(parents=True, exist_ok=True)
@@ -42,6 +43,8 @@ def main() -> None:
             for width, viewport in SIZES.items():
                 page = browser.new_page(viewport=viewport, is_mobile=width < 640, has_touch=width < 640)
                 for name, path in PAGES.items():
+                    if only and name not in only:
+                        continue
                     page.goto(f"{url}/{path}", wait_until="domcontentloaded", timeout=60_000)
                     page.locator(".js-plotly-plot").first.wait_for(timeout=60_000)
                     page.locator(IDLE).wait_for(timeout=60_000)
@@ -59,4 +62,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])  # page names to take again (all when none)

@@ -8,6 +8,7 @@ the positive control's checks, which the protocol states in terms of mean accura
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -64,6 +65,7 @@ class AnswerLine:
     topic: str
     verdict: str
     words: str
+    note: str | None = None  # what limits the verdict (both models at the ceiling), shown under it
 
 
 def _interval(ci: list[float] | None) -> str:
@@ -95,14 +97,15 @@ def answer_line(topic: str, study: Mapping[str, Any]) -> AnswerLine | None:
     primary = primary_comparison(study)
     if primary is None or study["config"]["design"] == "fault-size":
         return None
-    words = plain_sentence(primary)
     scores = [mean_accuracy(study, model) for model in (primary["a"], primary["b"])]
+    note = None
     if all(score is not None and score >= CEILING for score in scores):
-        words += (
-            f" Both score {min(scores):.1f} % or more: at this ceiling the task is easy for both, so the comparison "
-            "shows little about the encoding."
+        lowest = math.floor(10 * min(scores)) / 10  # 99.95 reads 99.9, never a 100.0 that was not reached
+        note = (
+            f"Both score {lowest:.1f} % or more: at this ceiling the task is easy for both, so the comparison shows "
+            "little about the encoding."
         )
-    return AnswerLine(topic, primary["verdict"], words)
+    return AnswerLine(topic, primary["verdict"], plain_sentence(primary), note)
 
 
 def mean_accuracy(study: Mapping[str, Any], model: str) -> float | None:

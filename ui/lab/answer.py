@@ -34,6 +34,8 @@ def answer_card(shipped: Mapping[str, dict[str, Any]]) -> None:
                 continue
             lines += 1
             st.markdown(f"{verdict_badge(line.verdict)} **{topic}** {markdown_literal(line.words)}")
+            if line.note:
+                st.caption(markdown_literal(line.note))
             if name == CONTROL_FILE:
                 passed, reasons = control_check(study)
                 verdict = "passes" if passed else "fails"
