@@ -92,3 +92,20 @@ def test_a_sweep_run_without_its_factor_is_refused_by_the_contract(recordings):
     del study["sweep_runs"][0]["pe_scale"]
     with pytest.raises(ValueError, match="pe_scale"):
         validate_study(study)
+
+
+def test_the_decomposition_table_and_the_leave_one_out_table_read_the_studys_own_numbers(recordings):
+    from core.lab.study.views import decomposition_table, leave_one_out_table
+
+    study = run_study(tiny_plan(recordings, models=["A", "B-noPE", "B"], pe_scale_sweep=[]))
+    parts = study["decomposition"]
+    sizes = {**study, "config": {**study["config"], "design": "fault-size"}}
+    table = decomposition_table({"tiny": study, "sizes": sizes})
+    assert list(table["study"]) == ["tiny"]  # a fault-size study has no pooled number to show
+    encoding = parts["encoding"]
+    low, high = encoding["ci95"]
+    assert table.iloc[0]["the encoding (B − B-noPE)"] == f"{encoding['diff']:+.1f} ({low:+.1f} to {high:+.1f})"
+    rows = leave_one_out_table(study)
+    assert list(rows["left out"]) == ["block 1 of 3", "block 2 of 3", "block 3 of 3"]
+    first = study["comparisons"][0]["leave_one_fold_out"][0]
+    assert rows.iloc[0]["difference (95 % CI)"].startswith(f"{first['diff']:+.1f}")

@@ -27,11 +27,12 @@ def _with_interval(diff: float, ci95: Sequence[float] | None) -> str:
 
 def decomposition_table(studies: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
     """Per study that stores a decomposition: the embedding's effect, the encoding's and both, in points with
-    their 95 % CI (unadjusted, corrected resampled t), as the page and the README lead with them."""
+    their 95 % CI (unadjusted, corrected resampled t), as the page and the README lead with them. A fault-size
+    study is left out: its three sizes support no pooled number (it shows each size's effect instead)."""
     rows = []
     for title, study in studies.items():
         parts = study.get("decomposition")
-        if not parts:
+        if not parts or study["config"]["design"] == "fault-size":
             continue
         row = {"study": title}
         row.update({words: _with_interval(parts[name]["diff"], parts[name]["ci95"]) for name, words in PARTS})
