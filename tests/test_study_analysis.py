@@ -187,3 +187,11 @@ def test_power_at_the_reported_detectable_difference_is_about_80_percent():
     _, _, _, mde80 = simulate(5, folds=5, seeds=6, windows=225, points=0.0, parts=ROOM_TO_IMPROVE)
     _, power, _, _ = simulate(6, folds=5, seeds=6, windows=225, points=mde80, parts=ROOM_TO_IMPROVE)
     assert 0.68 <= power <= 0.92
+
+
+def test_an_error_ratio_that_would_print_as_zero_says_what_it_is():
+    from core.lab.stats.intervals import error_words
+
+    assert error_words("B-noPE", "B", 0.0) == "B makes no errors"
+    assert error_words("A", "A+PE", 0.004) == "A+PE makes under 0.05x A's errors"
+    assert error_words("A", "B", 1.94) == "B makes 1.9x A's errors"

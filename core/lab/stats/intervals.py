@@ -283,9 +283,19 @@ def study_sentence(
     verdict value; `roles` defaults to MODEL_ROLES; `error_ratio` is (1 - acc_b) / (1 - acc_a) when given."""
     statement, items = _finding(b, metric, interval, margin, word)
     if error_ratio is not None:
-        items.append(f"{b} makes {error_ratio:.1f}x {a}'s errors")
+        items.append(error_words(a, b, error_ratio))
     items += [design_words(interval, population), interval.method]
     return f"{described(b, roles)} vs {described(a, roles)}: {statement} ({'; '.join(items)})."
+
+
+def error_words(a: str, b: str, error_ratio: float) -> str:
+    """How many of a's errors b makes, in words: "B makes 1.9x A's errors"; a ratio that would print as 0.0x
+    says what it is ("B makes no errors", "B makes under 0.05x A's errors")."""
+    if error_ratio == 0:
+        return f"{b} makes no errors"
+    if error_ratio < 0.05:
+        return f"{b} makes under 0.05x {a}'s errors"
+    return f"{b} makes {error_ratio:.1f}x {a}'s errors"
 
 
 def holm(p_values: list[float]) -> list[float]:
