@@ -3,12 +3,13 @@ browser tests, bench/memory.py and bench/one_button.py)."""
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -77,3 +78,35 @@ def stop(process: subprocess.Popen) -> None:
         process.wait(timeout=10)
     except subprocess.TimeoutExpired:
         process.kill()
+
+
+def served_page(viewport: dict, default_timeout_ms: float | None = None, **page_options) -> Iterator[tuple]:
+    """For a module-scoped pytest fixture: a fresh `streamlit run app.py` and one Chromium page on it, as
+    (page, url), closed afterwards. Skips with the reason where Chromium or Playwright is missing, and fails
+    instead under CI (`CI` set), where the browser tests must run."""
+    import pytest
+
+    if not CHROMIUM.exists():
+        if os.environ.get("CI"):
+            pytest.fail(f"{CHROMIUM} not found (CI is set, so the browser tests must run)")
+        pytest.skip(f"{CHROMIUM} not found (apt-get install chromium)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        if os.environ.get("CI"):
+            pytest.fail("playwright is not installed (CI is set, so the browser tests must run)")
+        pytest.skip("playwright is not installed (pip install -r requirements-dev.txt)")
+    try:
+        process, url = start_streamlit()
+    except ServerDidNotStart as error:
+        pytest.fail(str(error))
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS)
+            page = browser.new_page(viewport=viewport, **page_options)
+            if default_timeout_ms is not None:
+                page.set_default_timeout(default_timeout_ms)
+            yield page, url
+            browser.close()
+    finally:
+        stop(process)

@@ -8,7 +8,6 @@ with a reason where Chromium or Playwright is missing, except under CI (env CI s
 from __future__ import annotations
 
 import ast
-import os
 import re
 
 import pytest
@@ -126,31 +125,7 @@ def test_a_link_into_a_page_keeps_its_values_when_it_is_the_first_page_of_a_sess
 
 @pytest.fixture(scope="module")
 def browser_page():
-    if not live_server.CHROMIUM.exists():
-        if os.environ.get("CI"):
-            pytest.fail(f"{live_server.CHROMIUM} not found (CI is set, so the browser tests must run)")
-        pytest.skip(f"{live_server.CHROMIUM} not found (apt-get install chromium)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        if os.environ.get("CI"):
-            pytest.fail("playwright is not installed (CI is set, so the browser tests must run)")
-        pytest.skip("playwright is not installed (pip install -r requirements-dev.txt)")
-    try:
-        process, url = live_server.start_streamlit()
-    except live_server.ServerDidNotStart as error:
-        pytest.fail(str(error))
-    try:
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(
-                executable_path=str(live_server.CHROMIUM), args=live_server.CHROMIUM_FLAGS
-            )
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.set_default_timeout(WAIT_MS)
-            yield page, url
-            browser.close()
-    finally:
-        live_server.stop(process)
+    yield from live_server.served_page({"width": 1400, "height": 1000}, default_timeout_ms=WAIT_MS)
 
 
 def _open(page, url: str, last_text: str) -> None:

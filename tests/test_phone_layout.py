@@ -7,7 +7,6 @@ The Chromium test skips with a reason where Chromium or Playwright is missing, e
 
 from __future__ import annotations
 
-import os
 import tomllib
 from pathlib import Path
 
@@ -119,30 +118,7 @@ def _outside(boxes: list[dict], frame: dict, slack: float = 2.0) -> list[str]:
 
 @pytest.fixture(scope="module")
 def phone_page():
-    if not live_server.CHROMIUM.exists():
-        if os.environ.get("CI"):
-            pytest.fail(f"{live_server.CHROMIUM} not found (CI is set, so the browser tests must run)")
-        pytest.skip(f"{live_server.CHROMIUM} not found (apt-get install chromium)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        if os.environ.get("CI"):
-            pytest.fail("playwright is not installed (CI is set, so the browser tests must run)")
-        pytest.skip("playwright is not installed (pip install -r requirements-dev.txt)")
-    try:
-        process, url = live_server.start_streamlit()
-    except live_server.ServerDidNotStart as error:
-        pytest.fail(str(error))
-    try:
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(
-                executable_path=str(live_server.CHROMIUM), args=live_server.CHROMIUM_FLAGS
-            )
-            page = browser.new_page(viewport=PHONE, is_mobile=True, has_touch=True)
-            yield page, url
-            browser.close()
-    finally:
-        live_server.stop(process)
+    yield from live_server.served_page(PHONE, is_mobile=True, has_touch=True)
 
 
 @pytest.mark.slow
