@@ -5,6 +5,7 @@ pooled verdict, the migration of a version-3 file and a checkpoint that resumes 
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 
 import numpy as np
@@ -12,6 +13,7 @@ import pytest
 from scipy import stats
 
 import core.lab.runs
+from core.lab.cli_args import train_config
 from core.lab.data_spec import DataSpec
 from core.lab.models import ModelConfig
 from core.lab.names import STUDY_KEY_RENAMES, rename_keys
@@ -237,6 +239,16 @@ def test_the_cli_and_the_command_builder_speak_repeats_and_checkpoint():
     three = study_command(DataSpec(), "time-cv", 5, range(3), ("A", "B"), 1024, TrainConfig(), repeats=3)
     assert "--repeats" not in one and three == one.replace("--folds 5", "--folds 5 --repeats 3")
 
+
+
+def test_min_delta_reaches_the_study_command_only_when_set():
+    assert build_parser().parse_args(["--min-delta", "0.001"]).min_delta == 0.001
+    plain = study_command(DataSpec(), "time-cv", 5, range(3), ("A", "B"), 1024, TrainConfig())
+    strict = study_command(DataSpec(), "time-cv", 5, range(3), ("A", "B"), 1024, TrainConfig(min_delta=0.001))
+    assert "--min-delta" not in plain  # the commands of studies made before the setting are unchanged
+    assert strict == plain.replace(" --out", " --min-delta 0.001 --out")
+    rebuilt = train_config(build_parser().parse_args(shlex.split(strict)[3:]))
+    assert rebuilt.min_delta == 0.001
 
 # --- the checkpoint -------------------------------------------------------------------------------------------
 

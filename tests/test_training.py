@@ -159,6 +159,35 @@ def test_labels_outside_the_class_list_are_a_data_error(windows):
         train(broken, "A", tiny_config(), seed=0)
 
 
+@pytest.mark.parametrize(
+    ("min_delta", "epochs_run", "best_epoch"),
+    [
+        (0.0, 9, 6),  # every drop counts: the last new best is epoch 6 (0.1995), three quiet epochs follow
+        (0.01, 5, 2),  # drops of 0.005 do not count: after epoch 2 (0.2100) nothing undercuts 0.2000
+    ],
+)
+def test_min_delta_ignores_improvements_smaller_than_it(windows, monkeypatch, min_delta, epochs_run, best_epoch):
+    scripted = iter([0.3000, 0.2100, 0.2050, 0.2010, 0.2005, 0.1995, 0.1996, 0.1997, 0.1998, 0.1999])
+    real = training._loss_and_accuracy
+
+    def scripted_validation(model, x, y, device):
+        _, accuracy = real(model, x, y, device)
+        return next(scripted), accuracy
+
+    monkeypatch.setattr(training, "_loss_and_accuracy", scripted_validation)
+    config = tiny_config(epochs=10, patience=3, learning_rate=0.01, min_delta=min_delta)
+    run = train(windows, "CNN", config, seed=0)
+    assert (run["epochs"], run["best_epoch"]) == (epochs_run, best_epoch)
+
+
+def test_min_delta_is_off_by_default_and_checked():
+    assert TrainConfig().min_delta == 0.0
+    for bad in (-0.001, 1.0, True, float("nan")):
+        with pytest.raises(ValueError, match="min_delta"):
+            TrainConfig(min_delta=bad)
+    assert TrainConfig.from_dict({k: v for k, v in TrainConfig().to_dict().items() if k != "min_delta"}) == TrainConfig()
+
+
 def test_config_rejects_settings_that_cannot_train():
     with pytest.raises(ValueError, match="epochs must be a positive integer"):
         TrainConfig(epochs=0)

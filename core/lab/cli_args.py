@@ -77,6 +77,12 @@ def add_training_arguments(
     training.add_argument("--weight-decay", type=float, default=TrainConfig.weight_decay)
     training.add_argument("--patience", type=int, default=TrainConfig.patience)
     training.add_argument(
+        "--min-delta",
+        type=float,
+        default=TrainConfig.min_delta,
+        help="a new best validation loss must undercut the old by more than this (0: any drop)",
+    )
+    training.add_argument(
         "--warmup-epochs", type=int, default=TrainConfig.warmup_epochs, help="linear learning-rate warm-up (epochs)"
     )
     training.add_argument("--threads", type=int, default=TrainConfig.threads, help="torch CPU threads per run")
@@ -111,6 +117,7 @@ def train_config(args: argparse.Namespace) -> TrainConfig:
         learning_rate=args.lr,
         weight_decay=args.weight_decay,
         patience=args.patience,
+        min_delta=args.min_delta,
         threads=args.threads,
         lr_schedule=args.lr_schedule,
         warmup_epochs=args.warmup_epochs,

@@ -50,6 +50,9 @@ class TrainConfig:
     learning_rate: float = 3e-3
     weight_decay: float = 0.01
     patience: int = 10  # epochs without a new best validation loss before stopping
+    # a new best must undercut the old by more than this (cross-entropy per window); 0 counts any drop. At a
+    # ceiling the loss keeps shrinking by crumbs and a run would never stop: a study may set it (the page does not)
+    min_delta: float = 0.0
     threads: int = 1  # torch CPU threads, capped at the core count; 1 stays fast beside a busy server
     lr_schedule: str = "constant"  # "constant", or "cosine": decay to 0 over `epochs`, stepped once per epoch
     # a linear warm-up of the learning rate from 0 over this many epochs' steps (0: none); fixed before any study,
@@ -69,6 +72,8 @@ class TrainConfig:
             raise ValueError(f"learning_rate must be positive, got {self.learning_rate}")
         if not self.weight_decay >= 0:
             raise ValueError(f"weight_decay must be zero or positive, got {self.weight_decay}")
+        if isinstance(self.min_delta, bool) or not (isinstance(self.min_delta, int | float) and 0 <= self.min_delta < 1):
+            raise ValueError(f"min_delta must be at least 0 and below 1, got {self.min_delta!r}")
         if self.lr_schedule not in LR_SCHEDULES:
             raise ValueError(f"lr_schedule must be one of {LR_SCHEDULES}, got {self.lr_schedule!r}")
 
@@ -337,7 +342,8 @@ def _fit(
     should_stop: Callable[[], bool] | None,
 ) -> _Fitted:
     """Train on the train split epoch by epoch, scoring the validation split after each, until `config.epochs`
-    or `config.patience` epochs without a new best validation loss; a non-finite loss raises FloatingPointError."""
+    or `config.patience` epochs without a new best validation loss (one below the best by more than
+    `config.min_delta`); the best state is the one restored. A non-finite loss raises FloatingPointError."""
     x_train, x_val = (torch.as_tensor(x, dtype=torch.float32, device=device) for x in (windows.x_train, windows.x_val))
     y_train, y_val = (torch.as_tensor(y, dtype=torch.long, device=device) for y in (windows.y_train, windows.y_val))
     optimizer = make_optimizer(model, config, device)
@@ -362,7 +368,7 @@ def _fit(
         history.append({"epoch": epoch, "train_loss": train_loss, "val_loss": val_loss, "val_accuracy": val_accuracy})
         if progress is not None:
             progress(epoch, dict(history[-1]))
-        if val_loss < best_loss:
+        if val_loss < best_loss - config.min_delta:
             best_loss, best_epoch = val_loss, epoch
             best_state = copy.deepcopy(model.state_dict())
         elif epoch - best_epoch >= config.patience:

@@ -139,6 +139,8 @@ def command_line(config: Mapping[str, Any]) -> str:
     words += ["--seeds", format_list(config["seeds"])]
     for flag, key in TRAIN_FLAGS:
         words += [flag, _text(train[key])]
+    if train.get("min_delta"):  # written only when set, so the commands of files made before it stay the same
+        words += ["--min-delta", _text(train["min_delta"])]
     if config.get("device"):
         words += ["--device", str(config["device"]).split(":")[0]]
     words += ["--metric", config["metric"], *evaluations.argv(config)]

@@ -48,6 +48,7 @@ def study_command(
     words += ["--tune-lr"] if tune_lr else []
     words += ["--models", ",".join(models), *_model_words(config), "--seeds", format_list(seeds)]
     words += [word for flag, field in TRAIN_FLAGS for word in (flag, _text(getattr(config, field)))]
+    words += ["--min-delta", _text(config.min_delta)] if config.min_delta else []
     return shlex.join([*words, "--out", str(out)])
 
 
