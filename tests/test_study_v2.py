@@ -240,7 +240,6 @@ def test_the_cli_and_the_command_builder_speak_repeats_and_checkpoint():
     assert "--repeats" not in one and three == one.replace("--folds 5", "--folds 5 --repeats 3")
 
 
-
 def test_min_delta_reaches_the_study_command_only_when_set():
     assert build_parser().parse_args(["--min-delta", "0.001"]).min_delta == 0.001
     plain = study_command(DataSpec(), "time-cv", 5, range(3), ("A", "B"), 1024, TrainConfig())
@@ -249,6 +248,7 @@ def test_min_delta_reaches_the_study_command_only_when_set():
     assert strict == plain.replace(" --out", " --min-delta 0.001 --out")
     rebuilt = train_config(build_parser().parse_args(shlex.split(strict)[3:]))
     assert rebuilt.min_delta == 0.001
+
 
 # --- the checkpoint -------------------------------------------------------------------------------------------
 

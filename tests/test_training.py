@@ -185,7 +185,8 @@ def test_min_delta_is_off_by_default_and_checked():
     for bad in (-0.001, 1.0, True, float("nan")):
         with pytest.raises(ValueError, match="min_delta"):
             TrainConfig(min_delta=bad)
-    assert TrainConfig.from_dict({k: v for k, v in TrainConfig().to_dict().items() if k != "min_delta"}) == TrainConfig()
+    made_before = {key: value for key, value in TrainConfig().to_dict().items() if key != "min_delta"}
+    assert TrainConfig.from_dict(made_before) == TrainConfig()
 
 
 def test_config_rejects_settings_that_cannot_train():

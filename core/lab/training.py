@@ -72,7 +72,8 @@ class TrainConfig:
             raise ValueError(f"learning_rate must be positive, got {self.learning_rate}")
         if not self.weight_decay >= 0:
             raise ValueError(f"weight_decay must be zero or positive, got {self.weight_decay}")
-        if isinstance(self.min_delta, bool) or not (isinstance(self.min_delta, int | float) and 0 <= self.min_delta < 1):
+        delta = self.min_delta
+        if isinstance(delta, bool) or not (isinstance(delta, int | float) and 0 <= delta < 1):
             raise ValueError(f"min_delta must be at least 0 and below 1, got {self.min_delta!r}")
         if self.lr_schedule not in LR_SCHEDULES:
             raise ValueError(f"lr_schedule must be one of {LR_SCHEDULES}, got {self.lr_schedule!r}")
