@@ -30,17 +30,23 @@ def train_side_by_side(
     threads: int | None,
     should_stop: Callable[[], bool] | None = None,
     on_finished: Callable[[Run], None] | None = None,
+    start_order: Sequence[int] | None = None,
 ) -> tuple[list[Run], bool]:
     """Train every task with `train_one(task, stop)` in `workers` threads of `threads` torch threads each
     (None: leave the count alone, as on a GPU). Returns the finished runs in task order, and whether the
-    runs were stopped. `on_finished` is called from the calling thread, as runs finish."""
+    runs were stopped. `on_finished` is called from the calling thread, as runs finish. `start_order` lists
+    the task indices in the order they are taken up (default: as given); it changes when each run trains,
+    never what it returns."""
+    order = list(range(len(tasks))) if start_order is None else list(start_order)
+    if sorted(order) != list(range(len(tasks))):
+        raise ValueError(f"start_order must list each of the {len(tasks)} task indices once, got {order}")
     halt = threading.Event()
 
     def stop() -> bool:
         return halt.is_set() or (should_stop is not None and should_stop())
 
     outcomes: queue.Queue[_Outcome] = queue.Queue()
-    work = _run_loop(list(enumerate(tasks)), outcomes, train_one, stop)
+    work = _run_loop([(index, tasks[index]) for index in order], outcomes, train_one, stop)
     collected = _Collected(halt, on_finished)
     with cpu_threads(threads) if threads is not None else nullcontext():
         runners = [
