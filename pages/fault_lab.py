@@ -111,7 +111,8 @@ if st.button("Train and compare", type="primary", disabled=bool(problem or too_l
         st.error(markdown_text(error, 2_000))
 # Decided after the button, so the run that starts a job already polls it.
 running = st.session_state.get(JOB_KEY) is not None
-st.fragment(lab.progress_panel, run_every=1.0 if running else None)()
+st.fragment(lab.progress_panel, run_every=lab.PROGRESS_EVERY_S if running else None)()
+st.fragment(lab.curves_panel, run_every=lab.CURVES_EVERY_S if running else None)()
 
 # --- 4. Results ------------------------------------------------------------------------------------
 st.header("4 · Results")

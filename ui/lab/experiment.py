@@ -339,8 +339,14 @@ def training_command(plan: Plan, settings: LabSettings) -> str:
     return command_line(experiment_config(plan, cut))
 
 
+PROGRESS_EVERY_S = 1.0  # the progress line, and how soon a finished job is collected
+# The curves redraw less often: each redraw rebuilds every run's figure on the server and re-renders it in the
+# browser, CPU that a server training side by side on all its cores takes from the runs
+CURVES_EVERY_S = 3.0
+
+
 def progress_panel() -> None:
-    """The running job's place in the queue or its progress, its curves, and Stop; collects it when done."""
+    """The running job's place in the queue or its progress, and Stop; collects it when done."""
     job = st.session_state.get(JOB_KEY)
     if job is None:
         return
@@ -363,6 +369,17 @@ def progress_panel() -> None:
         )
     if status.state in ("queued", "running") and st.button("Stop", key="stop"):
         job.stop()
+    if job.done:
+        collect(job)
+        st.rerun(scope="app")
+
+
+def curves_panel() -> None:
+    """The running job's training curves: every finished run's and every run training side by side."""
+    job = st.session_state.get(JOB_KEY)
+    if job is None:
+        return
+    status = job.status()
     histories = {f"{run['model']} · seed {run['seed']}": run["history"] for run in status.runs}
     for (model, seed), history in status.histories.items():  # every run training side by side
         if history:
@@ -370,9 +387,6 @@ def progress_panel() -> None:
     if histories:
         # the house style keeps its own readable colours: Streamlit's chart theme would repaint them
         st.plotly_chart(figures.training_curves(histories), key="training_curves", config=CHART_CONFIG, theme=None)
-    if job.done:
-        collect(job)
-        st.rerun(scope="app")
 
 
 def collect(job: jobs.Job) -> None:
