@@ -15,10 +15,12 @@ from ui.lab import experiment as lab
 from ui.lab.answer import STUDY_ANCHOR, answer_card
 from ui.lab.data import data_section, window_counts
 from ui.lab.keys import JOB_KEY, RESULTS_KEY
+from ui.lab.links import LINK_CHOICES, LINK_NUMBERS
 from ui.lab.results import results_section
 from ui.lab.study import shipped_studies, study_section
 
-use_app_navigation(old_link_keys=URL_ALIASES)  # links shared before a key was renamed open as they did
+# links shared before a key was renamed open as they did; a value no widget here can take is dropped and named
+use_app_navigation(link_numbers=LINK_NUMBERS, old_link_keys=URL_ALIASES, link_choices=LINK_CHOICES)
 
 page_intro(
     "Fault lab",

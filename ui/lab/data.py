@@ -26,23 +26,25 @@ from core.lab.vibration import DataError, Recording
 from core.lab.vibration.cwru import catalogue_files
 from core.lab.vibration.health import check_signal
 from core.lab.vibration.seu import DEFAULT_SAMPLE_RATE as SEU_DEFAULT_RATE
-from core.lab.vibration.spectraquest import CHANNELS as SPECTRAQUEST_CHANNELS
-from core.lab.vibration.spectraquest import LOADS as SPECTRAQUEST_LOADS
 from core.limits import BudgetExceeded
 from core.safe_text import markdown_text
 from ui.lab.files import check_uploads, digest, own_files_controls, upload_refusal
 from ui.lab.keys import DATA_KEY, MESSAGE_KEY
+from ui.lab.links import (
+    CWRU_CHANNELS,
+    DATA_SEEDS,
+    MOTOR_LOADS_HP,
+    ORDER_CLASSES,
+    ORDER_PATCHES,
+    SEU_CHANNELS,
+    SEU_CONDITIONS,
+    SOURCES,
+    SPECTRAQUEST_CHANNELS,
+    SPECTRAQUEST_LOADS,
+)
 
 MESSAGE_CHARS = 2_000  # a message about files names several of them; longer ones are cut where shown
 DOWNLOAD_DIR = DOWNLOAD_CACHE / "cwru"  # downloads go here and nowhere else
-SOURCES = {
-    "synthetic": "built-in, ready at once",
-    "cwru": "Case Western bearing data",
-    "seu": "Southeast University gearbox",
-    "csv": "your own CSV files",
-    "order_control": "positive control: the class only in the patch order",
-    "spectraquest": "SpectraQuest gearbox, broken tooth",
-}
 SEU_NOT_RUN = "The SEU comparison has not been run on the real files here: they could not be obtained."
 
 
@@ -197,11 +199,11 @@ def data_section() -> LoadedData:
     if source == "synthetic":
         left, right = st.columns(2)
         seed = left.number_input(
-            "Data seed", 0, 999, 0, key="dseed", bind="query-params", on_change=_use_chosen_synthetic
+            "Data seed", *DATA_SEEDS, 0, key="dseed", bind="query-params", on_change=_use_chosen_synthetic
         )
         loads = right.multiselect(
             "Motor loads (HP)",
-            [0, 1, 2, 3],
+            MOTOR_LOADS_HP,
             default=[0],
             key="dloads",
             bind="query-params",
@@ -252,10 +254,10 @@ def _cwru_controls() -> None:
         key="cwru_from",
     )
     left, right = st.columns(2)
-    chosen = left.multiselect("Motor loads (HP)", [0, 1, 2, 3], default=[0], key="cloads", bind="query-params")
+    chosen = left.multiselect("Motor loads (HP)", MOTOR_LOADS_HP, default=[0], key="cloads", bind="query-params")
     channel = right.selectbox(
         "Channel",
-        ["DE", "FE", "BA"],
+        CWRU_CHANNELS,
         key="cch",
         bind="query-params",
         help="Drive end, fan end, base. The normal file 97 has no BA channel.",
@@ -294,11 +296,10 @@ def _seu_controls() -> None:
     )
     folder = st.text_input("Folder with health_20_0.csv, ball_20_0.csv, …", key="seu_dir")
     left, middle, right = st.columns(3)
-    condition = left.selectbox("Condition (speed Hz _ load V)", ["20_0", "30_2"], key="scond", bind="query-params")
+    condition = left.selectbox("Condition (speed Hz _ load V)", SEU_CONDITIONS, key="scond", bind="query-params")
     channel = middle.number_input(
         "Channel (1-8)",
-        1,
-        8,
+        *SEU_CHANNELS,
         2,
         key="sch",
         bind="query-params",
@@ -324,9 +325,9 @@ def seu_spec(folder: str, condition: str, channel: int, rate: float) -> DataSpec
 
 def _order_control_controls() -> None:
     left, middle, right = st.columns(3)
-    seed = left.number_input("Data seed", 0, 999, 0, key="oseed", bind="query-params")
-    classes = middle.number_input("Classes", 2, 10, 4, key="oclasses", bind="query-params")
-    patch = right.selectbox("Patch (samples)", [16, 32], index=1, key="opatch", bind="query-params")
+    seed = left.number_input("Data seed", *DATA_SEEDS, 0, key="oseed", bind="query-params")
+    classes = middle.number_input("Classes", *ORDER_CLASSES, 4, key="oclasses", bind="query-params")
+    patch = right.selectbox("Patch (samples)", ORDER_PATCHES, index=1, key="opatch", bind="query-params")
     st.caption(
         "Each window is one shaft revolution, cut at a tachometer pulse: 32 patches, 8 of each of four "
         "vibration-like shapes, in every class. Only the angle at which each shape occurs differs, so a model "

@@ -38,6 +38,18 @@ from core.lab.wait import page_refusal as budget_refusal
 from ui.common import CHART_CONFIG
 from ui.lab.data import LoadedData
 from ui.lab.keys import JOB_KEY, MESSAGE_KEY, OWNER_KEY, PRESS_KEY, RESULTS_KEY, STUDY_KEY, WEIGHTS_KEY
+from ui.lab.links import (
+    D_MODEL_OF_PATCH,
+    D_MODELS,
+    EPOCHS,
+    HEADS,
+    LAYERS,
+    LEARNING_RATES,
+    PATCHES,
+    SEEDS,
+    TOKENS,
+    WINDOWS,
+)
 
 # epochs and rate are the CLI's defaults, chosen on the CWRU validation split: at 8 epochs the synthetic
 # set's B had not converged and the default verdict read "B worse"
@@ -174,7 +186,7 @@ def _model_controls() -> dict[str, Any]:
     )
     tokens = middle.radio(
         "Tokens",
-        ["time", "fft"],
+        TOKENS,
         horizontal=True,
         key="tok",
         bind="query-params",
@@ -201,22 +213,20 @@ def _model_controls() -> dict[str, Any]:
 def _shape_controls() -> dict[str, Any]:
     """The window, the tokens' width, the embedding width and the attention heads."""
     left, middle, right, far = st.columns(4)
-    window = left.selectbox("Window (samples)", [256, 512, 1024, 2048], index=2, key="win", bind="query-params")
-    patch = middle.selectbox(
-        "Patch (samples or bins per token)", [8, 16, 32, 64], index=2, key="patch", bind="query-params"
-    )
+    window = left.selectbox("Window (samples)", WINDOWS, index=2, key="win", bind="query-params")
+    patch = middle.selectbox("Patch (samples or bins per token)", PATCHES, index=2, key="patch", bind="query-params")
     d_model = right.selectbox(
         "d_model (embedding models)",
-        ["= patch", 16, 32, 64, 128],
+        D_MODELS,
         key="dm",
         bind="query-params",
         help="A's d_model is the patch length: it has no embedding.",
     )
-    heads = far.selectbox("Heads", [1, 2, 4, 8], index=2, key="heads", bind="query-params")
+    heads = far.selectbox("Heads", HEADS, index=2, key="heads", bind="query-params")
     return {
         "window": int(window),
         "patch": int(patch),
-        "d_model": None if d_model == "= patch" else int(d_model),
+        "d_model": None if d_model == D_MODEL_OF_PATCH else int(d_model),
         "heads": int(heads),
     }
 
@@ -224,10 +234,10 @@ def _shape_controls() -> dict[str, Any]:
 def _training_controls() -> dict[str, Any]:
     """Layers, the epoch cap, the seeds and the learning rate; a caption when the cap is below the default."""
     left, middle, right, far = st.columns(4)
-    layers = left.slider("Layers", 1, 4, 2, key="layers", bind="query-params")
-    epochs = middle.slider("Epochs (max; early stopping)", 1, 50, DEFAULT_EPOCHS, key="epochs", bind="query-params")
-    n_seeds = right.slider("Seeds", 1, 5, 3, key="seeds", bind="query-params")
-    rates = sorted({3e-4, 1e-3, 3e-3, 1e-2, DEFAULT_LEARNING_RATE})
+    layers = left.slider("Layers", *LAYERS, 2, key="layers", bind="query-params")
+    epochs = middle.slider("Epochs (max; early stopping)", *EPOCHS, DEFAULT_EPOCHS, key="epochs", bind="query-params")
+    n_seeds = right.slider("Seeds", *SEEDS, 3, key="seeds", bind="query-params")
+    rates = list(LEARNING_RATES)
     learning_rate = far.selectbox(
         "Learning rate",
         rates,
