@@ -58,6 +58,19 @@ def test_a_shipped_study_is_small_and_follows_the_protocols_design(name):
     assert words[:3] == ["python", "-m", "core.study"] and "--tune-lr" in words and "--checkpoint" in words
 
 
+@pytest.mark.parametrize("name", list(SHIPPED_STUDIES))
+def test_at_least_90_percent_of_a_shipped_studys_runs_converged_under_its_stated_rule(name):
+    study = shipped(name)
+    runs = study["runs"]
+    assert sum(run["converged"] for run in runs) >= 0.9 * len(runs)
+    train_settings = study["config"]["train"]
+    words = shlex.split(study["config"]["command"])
+    # the stopping rule the runs used is the one the stored command states
+    assert float(words[words.index("--epochs") + 1]) == train_settings["epochs"]
+    min_delta = train_settings.get("min_delta", 0.0)
+    assert (float(words[words.index("--min-delta") + 1]) if "--min-delta" in words else 0.0) == min_delta
+
+
 def test_the_time_cv_study_carries_the_pe_scale_sweep():
     study = shipped("study_cwru_0hp_time-cv.json")
     assert study["config"]["pe_scale_sweep"] == [0.1, 0.3]
