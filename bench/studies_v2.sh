@@ -20,7 +20,7 @@ run() {  # name, then the study's own arguments
 run study_order_control --dataset order_control --order-classes 4 --duration 30 --design time-cv --folds 5 \
   --repeats 3 --epochs 40 --min-delta 0.001 --out results/study_order_control.json
 run study_cwru_0hp_time-cv --epochs 80 --dataset cwru --loads 0 --design time-cv --folds 5 --repeats 3 \
-  --pe-scale-sweep 0.1,0.3 --out results/study_cwru_0hp_time-cv.json
+  --pe-scale-sweep 0.1,0.3 --out results/study_cwru_0hp_time-cv.json.gz
 run study_spectraquest_load-out --epochs 80 --min-delta 0.001 --dataset spectraquest --channel a2 --design load-out \
   --out results/study_spectraquest_load-out.json
 run study_cwru_load-out --epochs 80 --dataset cwru --loads 0,1,2,3 --design load-out --out results/study_cwru_load-out.json.gz

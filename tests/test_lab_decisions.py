@@ -46,7 +46,7 @@ def test_the_shipped_studies_are_the_protocols_five_files_in_the_repositorys_res
     assert results_dir() == ROOT / "results"
     assert list(SHIPPED_STUDIES) == [
         "study_order_control.json",
-        "study_cwru_0hp_time-cv.json",
+        "study_cwru_0hp_time-cv.json.gz",
         "study_spectraquest_load-out.json",
         "study_cwru_load-out.json.gz",
         "study_cwru_fault-size.json",

@@ -17,7 +17,7 @@ from core.lab.reopen import open_saved
 SHIPPED_STUDIES: Mapping[str, str] = MappingProxyType(
     {
         "study_order_control.json": "Positive control: the class lives only in where each patch sits",
-        "study_cwru_0hp_time-cv.json": "CWRU bearings at 0 HP, each recording cut in time (5 folds, 3 cuttings)",
+        "study_cwru_0hp_time-cv.json.gz": "CWRU bearings at 0 HP, each recording cut in time (5 folds, 3 cuttings)",
         "study_spectraquest_load-out.json": "Second rig: SpectraQuest gearbox, tested at a load never trained on",
         "study_cwru_load-out.json.gz": "CWRU, tested at a motor load the models never saw",
         "study_cwru_fault-size.json": "CWRU, tested on a fault size the models never saw",
@@ -27,7 +27,7 @@ SHIPPED_STUDIES: Mapping[str, str] = MappingProxyType(
 ANSWER_TOPICS: Mapping[str, str] = MappingProxyType(
     {
         "study_order_control.json": "Can the lab see an encoding help where order matters? (positive control)",
-        "study_cwru_0hp_time-cv.json": "Does the encoding help on real bearing faults? (CWRU, cut in time)",
+        "study_cwru_0hp_time-cv.json.gz": "Does the encoding help on real bearing faults? (CWRU, cut in time)",
         "study_spectraquest_load-out.json": "On a second rig? (SpectraQuest gearbox, a load held out)",
     }
 )
