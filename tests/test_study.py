@@ -9,16 +9,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.lab.models import ModelConfig
 from core.lab.runs import RunFinished
 from core.lab.study import StudyPlan, compare, read_study, run_study, save_study, validate_study
 from core.lab.study.cli import main
 from core.lab.study.contract import migrate_study
 from core.lab.study.folds import fault_location, make_folds
-from core.lab.training import TrainConfig
 from core.lab.vibration import DataError, Recording, synthetic_bearing_set
+from tests.study_helpers import WINDOW, three_recordings, tiny_study_plan
 
-WINDOW = 128
 VERSION_2 = Path(__file__).resolve().parent / "data" / "previous" / "study_schema2.json"  # written by version 2
 
 
@@ -36,7 +34,7 @@ def nearest(one: list[tuple[int, int]], other: list[tuple[int, int]]) -> float:
 
 @pytest.fixture(scope="module")
 def recordings():
-    return synthetic_bearing_set(seed=0, loads=(0,), duration_s=1.5, classes=("normal", "IR007", "OR007"))
+    return three_recordings()
 
 
 def test_time_cv_keeps_roles_a_window_apart_and_tests_every_window_once(recordings):
@@ -98,11 +96,7 @@ def test_load_out_tests_a_load_it_never_trained_at():
 
 
 def tiny_plan(recordings, **changes) -> StudyPlan:
-    config = TrainConfig(model=ModelConfig(patch=16, heads=2, layers=1), epochs=2, threads=1)
-    settings = dict(
-        models=["A", "B"], seeds=[0, 1], folds=3, window=WINDOW, config=config, data_settings={"dataset": "synthetic"}
-    )
-    return StudyPlan(recordings, **{**settings, **changes})
+    return tiny_study_plan(recordings, epochs=2, **{"models": ["A", "B"], "seeds": [0, 1], **changes})
 
 
 def test_a_tiny_study_stores_per_window_predictions_and_its_comparison(recordings, tmp_path):

@@ -7,34 +7,21 @@ from __future__ import annotations
 import pytest
 
 import core.lab.runs
-from core.lab.models import ModelConfig
 from core.lab.study import StudyPlan, run_study, validate_study
 from core.lab.study.cli import build_parser
 from core.lab.study.comparisons import compare
 from core.lab.study.sweep import check_scales, sweep_effects, swept_models
-from core.lab.training import TrainConfig
-from core.lab.vibration import synthetic_bearing_set
-
-WINDOW = 128
+from tests.study_helpers import three_recordings, tiny_study_plan
 
 
 @pytest.fixture(scope="module")
 def recordings():
-    return synthetic_bearing_set(seed=0, loads=(0,), duration_s=1.5, classes=("normal", "IR007", "OR007"))
+    return three_recordings()
 
 
 def tiny_plan(recordings, **changes) -> StudyPlan:
-    config = TrainConfig(model=ModelConfig(patch=16, heads=2, layers=1), epochs=1, threads=1)
-    settings = dict(
-        models=["A", "A+PE", "B-noPE", "B"],
-        seeds=[0, 1],
-        folds=3,
-        window=WINDOW,
-        config=config,
-        data_settings={"dataset": "synthetic"},
-        pe_scale_sweep=[0.3],
-    )
-    return StudyPlan(recordings, **{**settings, **changes})
+    settings = {"models": ["A", "A+PE", "B-noPE", "B"], "seeds": [0, 1], "pe_scale_sweep": [0.3]}
+    return tiny_study_plan(recordings, **{**settings, **changes})
 
 
 def test_the_sweep_retrains_each_encoded_model_at_each_factor_on_every_cell_at_its_tuned_rate(recordings, tmp_path):

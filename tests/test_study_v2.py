@@ -15,7 +15,6 @@ from scipy import stats
 import core.lab.runs
 from core.lab.cli_args import train_config
 from core.lab.data_spec import DataSpec
-from core.lab.models import ModelConfig
 from core.lab.names import STUDY_KEY_RENAMES, rename_keys
 from core.lab.study import StudyPlan, run_study, validate_study
 from core.lab.study.cli import build_parser
@@ -26,27 +25,18 @@ from core.lab.study.folds import make_folds
 from core.lab.study.runner import reanalyse
 from core.lab.training import TrainConfig
 from core.lab.vibration import synthetic_bearing_set
+from tests.study_helpers import WINDOW, three_recordings, tiny_study_plan
 
-WINDOW = 128
 VERSION_2 = Path(__file__).resolve().parent / "data" / "previous" / "study_schema2.json"
 
 
 @pytest.fixture(scope="module")
 def recordings():
-    return synthetic_bearing_set(seed=0, loads=(0,), duration_s=1.5, classes=("normal", "IR007", "OR007"))
+    return three_recordings()
 
 
 def tiny_plan(recordings, **changes) -> StudyPlan:
-    config = TrainConfig(model=ModelConfig(patch=16, heads=2, layers=1), epochs=1, threads=1)
-    settings = dict(
-        models=["A", "B-noPE", "B"],
-        seeds=[0],
-        folds=3,
-        window=WINDOW,
-        config=config,
-        data_settings={"dataset": "synthetic"},
-    )
-    return StudyPlan(recordings, **{**settings, **changes})
+    return tiny_study_plan(recordings, **changes)
 
 
 # --- repeats ---------------------------------------------------------------------------------------------------

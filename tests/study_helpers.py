@@ -1,0 +1,30 @@
+"""Tiny studies for the study tests: three short synthetic recordings and a StudyPlan over them that trains in
+seconds (one small encoder layer, 128-sample windows, three folds)."""
+
+from __future__ import annotations
+
+from core.lab.models import ModelConfig
+from core.lab.study import StudyPlan
+from core.lab.training import TrainConfig
+from core.lab.vibration import Recording, synthetic_bearing_set
+
+WINDOW = 128
+
+
+def three_recordings() -> list[Recording]:
+    """1.5 s each of normal, IR007 and OR007 at 0 HP: 18,000 samples, three time-cv blocks of 6,000."""
+    return synthetic_bearing_set(seed=0, loads=(0,), duration_s=1.5, classes=("normal", "IR007", "OR007"))
+
+
+def tiny_study_plan(recordings: list[Recording], epochs: int = 1, **changes) -> StudyPlan:
+    """A time-cv study of A, B-noPE and B, seed 0, 3 folds, `epochs` epochs; `changes` replace any setting."""
+    config = TrainConfig(model=ModelConfig(patch=16, heads=2, layers=1), epochs=epochs, threads=1)
+    settings = dict(
+        models=["A", "B-noPE", "B"],
+        seeds=[0],
+        folds=3,
+        window=WINDOW,
+        config=config,
+        data_settings={"dataset": "synthetic"},
+    )
+    return StudyPlan(recordings, **{**settings, **changes})
