@@ -190,7 +190,7 @@ def longest_first(tasks: Sequence[tuple[int, str]]) -> list[int]:
 
 def _has_embedding(model: str) -> bool:
     variant = TRANSFORMER_VARIANTS.get(model)
-    return variant is None or variant[0]  # the CNN learns its own features from the raw samples
+    return variant is None or variant[0]  # the CNN, no Transformer variant, starts with the long runs too
 
 
 def train_stages(
