@@ -8,7 +8,11 @@ set) from the click to the verdict, through the real server in Chromium, with al
    prints the wait the page announces before the click, clicks "Train and compare" and times the click to
    the results settled; --repeats fresh page loads each. Then the same with the server started under
    `taskset -c 0`: a hosted app may get one CPU, and the page then trains one run at a time.
-2. Accuracy beside speed: the same default press, headless (AppTest, the page's own code path) with 5 seeds;
+2. The training floor: the same six runs in one process pinned to one core, one after another, with no server
+   and no browser (`python -m core.experiment`, the page's defaults). Their summed seconds are what any
+   one-core press must spend before the server draws a thing: when they already pass the one-core target,
+   no work on the page can meet it (--skip-floor leaves it out).
+3. Accuracy beside speed: the same default press, headless (AppTest, the page's own code path) with 5 seeds;
    per model mean ± sd accuracy, and whether each mean lies within one sd of the README's figures.
 
 Targets (issue 25): the told wait within ±25 % of the measured one; at most 25 s from click to verdict on all
@@ -85,6 +89,24 @@ def through_the_server(repeats: int, timeout_s: float, pin: tuple[str, ...]) -> 
         live_server.stop(process)
 
 
+def training_floor() -> tuple[float, float]:
+    """(summed train seconds of the default press's six runs, wall seconds of the whole CLI call): one process
+    pinned to one core, one run at a time, the page's default plan, no server."""
+    import json
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "results.json"
+        command = ["taskset", "-c", "0", sys.executable, "-m", "core.experiment", "--dataset", "synthetic"]
+        command += ["--models", "A,B", "--seeds", "0,1,2", "--workers", "1", "--quiet", "--out", str(out)]
+        started = time.perf_counter()
+        subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+        wall = time.perf_counter() - started
+        runs = json.loads(out.read_text())["runs"]
+    return sum(run["train_seconds"] for run in runs), wall
+
+
 def default_press(trainer: Any = None, seeds: int | None = None) -> tuple[dict[str, list[float]], float]:
     """Accuracy per model (one per seed) of the page's default comparison, headless, and its wall seconds;
     `seeds` moves the page's seeds slider first (None keeps its default)."""
@@ -130,6 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds to wait for a verdict")
     parser.add_argument("--skip-accuracy", action="store_true")
     parser.add_argument("--skip-server", action="store_true", help="only the headless accuracy check")
+    parser.add_argument("--skip-floor", action="store_true", help="leave out the one-core training floor")
     parser.add_argument(
         "--seeds", type=int, choices=range(1, 6), help="the accuracy check with this many seeds (the page's 1-5)"
     )
@@ -153,6 +176,13 @@ def main(argv: list[str] | None = None) -> int:
             flush=True,
         )
         lines.append(f"{label}: told {median_told:.0f} s, measured {median_measured:.0f} s")
+    if not args.skip_floor:
+        training, wall = training_floor()
+        print(
+            f"\ntraining floor, one core, no server: the six runs train for {training:.1f} s in all "
+            f"({wall:.1f} s with the CLI's start-up); target for the press on one core <= {TARGET_ONE_CORE_S:.0f} s",
+            flush=True,
+        )
     if not args.skip_accuracy:
         accuracy_section(args.seeds)
     for line in lines:  # the two lines the issue asks the bench to end with, medians over its repeats
