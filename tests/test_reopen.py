@@ -158,6 +158,13 @@ def _delete(content: dict[str, Any], path: tuple) -> None:
         (("config", "data", "window"), "128", "config.data.window must be a positive integer"),
         (("config", "models"), "A,B", "config.models must list distinct model names"),
         (("config", "seeds"), [0, "1"], "config.seeds must list integers"),
+        # the page quotes config.train as the command that reproduces the file: only values a run could have had
+        (("config", "train", "epochs"), "abc", "config.train is not a training configuration: epochs must be a pos"),
+        (("config", "train", "learning_rate"), "x", "learning_rate must be positive, got 'x'"),
+        (("config", "train", "weight_decay"), True, "weight_decay must be zero or positive, got True"),
+        (("config", "train", "lr_schedule"), "warp", "lr_schedule must be one of"),
+        (("config", "train", "rm -rf"), 1, "unexpected keyword argument 'rm -rf'"),
+        (("config", "train", "model", "layers_"), 3, "unexpected keyword argument 'layers_'"),
     ],
 )
 def test_a_results_field_of_the_wrong_type_is_refused_by_name(path, value, message):
@@ -202,6 +209,8 @@ def test_a_results_file_missing_a_field_is_refused_by_name(key):
         (("config", "models"), ["A", "A"], "config.models must list distinct model names"),
         (("config", "margin"), "2", "config.margin must be a positive number"),
         (("config", "train", "model", "d_model"), -3, "config.train.model.d_model must be null or >= 1"),
+        (("config", "train", "patience"), 0, "config.train is not a training configuration: patience must be a pos"),
+        (("config", "train", "min_delta"), 2.0, "min_delta must be at least 0 and below 1"),
     ],
 )
 def test_a_study_field_of_the_wrong_type_is_refused_by_name(path, value, message):

@@ -24,6 +24,7 @@ from core.lab.experiment.results import migrate_results, validate_results
 from core.lab.models import MODEL_NAMES
 from core.lab.probes.tables import order_table
 from core.lab.study.contract import migrate_study, validate_study
+from core.lab.training import TrainConfig
 from core.limits import (
     MAX_CLASSES,
     MAX_HISTORY_EPOCHS,
@@ -91,7 +92,7 @@ def check_results(results: dict[str, Any]) -> None:
     require(isinstance(seeds, list) and seeds and all(is_int(s) for s in seeds), "config.seeds must list integers")
     check_budget(len(seeds), MAX_RUNS, "The number of seeds")
     _check_model_list(config.get("models"))
-    require(isinstance(config.get("train"), dict) and isinstance(config["train"].get("model"), dict), _TRAIN)
+    _check_train(config.get("train"))
     require(is_text(config.get("metric"), MAX_TEXT_CHARS), "config.metric must be a metric's name")
     _drawable(lambda: _results_tables(results))
 
@@ -118,6 +119,7 @@ def _check_study(study: dict[str, Any]) -> None:
     _check_cells(len(models) * len(study["folds"]), "the table of folds and models")
     profiles = study["profiles"].values()
     _check_cells(sum(np.size(p["attention_by_offset"]) for p in profiles), "the attention profiles")
+    _check_train(study["config"]["train"])
     model = study["config"]["train"]["model"]
     width = model.get("d_model") or model.get("patch") or 1
     for profile in profiles:
@@ -161,6 +163,17 @@ def _check_model_list(names: Any) -> None:
         "config.models must list distinct model names",
     )
     _check_models(names)
+
+
+def _check_train(train: Any) -> None:
+    """config.train must be a training config the CLIs could run: the page quotes it as the command that
+    reproduces the file, so a value no run could have had (epochs "abc", a negative rate, an unknown setting)
+    is refused here rather than shown as a command that fails."""
+    require(isinstance(train, dict) and isinstance(train.get("model"), dict), _TRAIN)
+    try:
+        TrainConfig.from_dict(train)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"config.train is not a training configuration: {error}") from None
 
 
 def _check_cells(cells: int, what: str) -> None:

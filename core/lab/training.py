@@ -68,10 +68,10 @@ class TrainConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a positive integer, got {value!r}")
-        if not self.learning_rate > 0:
-            raise ValueError(f"learning_rate must be positive, got {self.learning_rate}")
-        if not self.weight_decay >= 0:
-            raise ValueError(f"weight_decay must be zero or positive, got {self.weight_decay}")
+        if not (_is_number(self.learning_rate) and self.learning_rate > 0):
+            raise ValueError(f"learning_rate must be positive, got {self.learning_rate!r}")
+        if not (_is_number(self.weight_decay) and self.weight_decay >= 0):
+            raise ValueError(f"weight_decay must be zero or positive, got {self.weight_decay!r}")
         delta = self.min_delta
         if isinstance(delta, bool) or not (isinstance(delta, int | float) and 0 <= delta < 1):
             raise ValueError(f"min_delta must be at least 0 and below 1, got {self.min_delta!r}")
@@ -86,6 +86,10 @@ class TrainConfig:
     def from_dict(cls, settings: Mapping[str, Any]) -> TrainConfig:
         """The config `to_dict` wrote, checked again as any new one is."""
         return cls(**settings)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 class TrainingStopped(Exception):
