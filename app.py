@@ -1,15 +1,11 @@
 """PE Lab entry point: `streamlit run app.py`. One st.Page per script in pages/ (ui.rooms lists them)."""
 
-import gc
-
 import streamlit as st
 
+from ui.garbage import collect_garbage
 from ui.rooms import built_rooms
 
-# Streamlit's own collection after every run is off (.streamlit/config.toml: runner.postScriptGC): it also
-# ran after each one-second progress-fragment rerun while the Fault lab trains. A full run (a click, a page)
-# collects here instead, so the cycles a page leaves behind still go before the next one allocates.
-gc.collect()
+collect_garbage()  # once per full run, not after every fragment rerun (ui/garbage.py says why and how)
 st.set_page_config(page_title="PE Lab", page_icon=":material/waves:", layout="wide")
 
 sections: dict[str, list[st.Page]] = {
