@@ -158,6 +158,36 @@ def test_a_studys_training_windows_are_those_of_each_real_fold_for_3_and_5_folds
         assert fold_training_windows(synthetic, "time-cv", 256, folds) == real
 
 
+@pytest.mark.parametrize("design", ["time-cv", "load-out", "fault-size"])
+def test_every_designs_counted_training_windows_equal_its_cut_folds_and_copy_no_window(design):
+    import tracemalloc
+
+    recordings = synthetic_bearing_set(loads=(0, 1), duration_s=4.0)
+    real = [len(fold.windows.x_train) for fold in make_folds(design, recordings, 128, 4, stride=64)]
+    tracemalloc.start()
+    counted = fold_training_windows(recordings, design, 128, 4, stride=64)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert counted == real
+    # the cut windows of one fold (float32, 128 samples each) against what counting them took at its peak
+    assert peak < sum(real) * 128 * 4 / len(real) / 10
+
+
+def test_counting_a_plans_training_windows_copies_no_window_and_refuses_as_the_cut_does():
+    import tracemalloc
+
+    recordings = synthetic_bearing_set(loads=(0, 1, 2, 3), duration_s=4.0)
+    cutting = {"window": 64, "stride": 32, "windowing": "random", "seed": 1}
+    tracemalloc.start()
+    counted = plan_training_windows(recordings, cutting)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert counted == len(make_windows(recordings, **cutting).x_train)
+    assert peak < counted * 64 * 4 / 10
+    with pytest.raises(ValueError, match="windowing must be one of"):
+        plan_training_windows(recordings, {"window": 64, "windowing": "sideways"})
+
+
 def test_a_wait_reads_in_seconds_under_a_minute_and_in_minutes_from_one():
     assert describe_wait(40) == "about 40 s"
     assert describe_wait(0.2) == "about 1 s"

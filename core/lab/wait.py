@@ -1,7 +1,7 @@
 """How long an experiment or a study will take before it starts, and whether one press of the page may start it.
 
 One rule for both: runs x the training windows of one run x the epoch cap, at the measured training speed,
-`workers` runs side by side. The training windows are counted on the real cut (the plan's windows, the
+`workers` runs side by side. The training windows are counted from the real cut (the plan's window starts, the
 study's folds), not guessed from a share of the recordings, so a window, a stride or a design that leaves
 samples unused is counted as it will train. Early stopping usually ends runs sooner: the estimate is an
 upper bound of the training, not a promise.
@@ -13,9 +13,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from core.lab.report import plural
-from core.lab.study.folds import make_folds
+from core.lab.study.folds import training_window_counts
 from core.lab.vibration.types import Recording
-from core.lab.vibration.windows import make_windows
+from core.lab.vibration.windows import count_training_windows
 from core.limits import MAX_PAGE_RUNS, MAX_PAGE_SECONDS
 
 # training windows per second of one run on one CPU thread, validation passes included, for 1024-sample
@@ -40,7 +40,7 @@ def expected_seconds(
 def plan_training_windows(recordings: Sequence[Recording], cutting: Mapping[str, Any]) -> int:
     """The training windows of one run of a plan: the recordings cut as the plan cuts them (`cutting`: the
     plan's make_windows keyword arguments, Plan.windowing)."""
-    return len(make_windows(list(recordings), **cutting).x_train)
+    return count_training_windows(list(recordings), **cutting)
 
 
 def fold_training_windows(
@@ -48,7 +48,7 @@ def fold_training_windows(
 ) -> list[int]:
     """The training windows of each fold of a study (its design, window, fold count and stride), cut as the
     study will cut them."""
-    return [len(fold.windows.x_train) for fold in make_folds(design, recordings, window, folds, stride)]
+    return training_window_counts(design, recordings, window, folds, stride)
 
 
 def describe_wait(seconds: float) -> str:

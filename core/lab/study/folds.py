@@ -23,8 +23,9 @@ Normalisation (one mean, one std) is fitted on each fold's training windows only
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -99,13 +100,11 @@ def _fold_windows(
     design: str,
 ) -> WindowSet:
     """A WindowSet from (recording index, starts) per role, normalised with the training windows' statistics."""
+    _check_roles(roles, design)
     offsets = np.arange(window)
     x, y = {}, {}
     for role in ROLES:
-        pieces = [recordings[i].signal[s[:, None] + offsets] for i, s in roles[role] if s.size]
-        if not pieces:
-            raise DataError(f"A {design} fold has no {role} windows: the recordings are too short for these folds.")
-        x[role] = np.concatenate(pieces)  # (n, window)
+        x[role] = np.concatenate([recordings[i].signal[s[:, None] + offsets] for i, s in roles[role] if s.size])
         y[role] = np.concatenate([np.full(s.size, labels[i], dtype=np.int64) for i, s in roles[role] if s.size])
     mean, std = float(x["train"].mean()), float(x["train"].std())
     if not std > 0:
@@ -128,6 +127,18 @@ def _fold_windows(
         std,
         counts,
     )
+
+
+def _check_roles(roles: dict[str, list[tuple[int, np.ndarray]]], design: str) -> None:
+    for role in ROLES:
+        if not any(s.size for _, s in roles[role]):
+            raise DataError(f"A {design} fold has no {role} windows: the recordings are too short for these folds.")
+
+
+def _training_count(index, name, recordings, roles, labels, class_names, window, stride, design, repeat=0) -> int:
+    """A fold's training windows, from its window starts alone (the `build` of training_window_counts)."""
+    _check_roles(roles, design)
+    return sum(int(s.size) for _, s in roles["train"])
 
 
 def _fold(index: int, name: str, recordings, roles, labels, class_names, window, stride, design, repeat=0) -> Fold:
@@ -177,7 +188,12 @@ def _grid(block: Segments, window: int, stride: int, grid: int = 1) -> np.ndarra
 
 
 def time_cv_folds(
-    recordings: Sequence[Recording], window: int, k: int, stride: int | None = None, repeats: int = 1
+    recordings: Sequence[Recording],
+    window: int,
+    k: int,
+    stride: int | None = None,
+    repeats: int = 1,
+    build: Callable[..., Any] = _fold,
 ) -> list[Fold]:
     """K folds of contiguous time blocks of every recording, for each of `repeats` cuttings (see the module
     docstring): repeat r's folds follow repeat r - 1's, each Fold carrying its repeat."""
@@ -195,11 +211,13 @@ def time_cv_folds(
                 f"Use fewer folds or a smaller window."
             )
     return [
-        fold for repeat in range(repeats) for fold in _time_cv_repeat(recordings, window, k, stride, repeat, repeats)
+        fold
+        for repeat in range(repeats)
+        for fold in _time_cv_repeat(recordings, window, k, stride, repeat, repeats, build)
     ]
 
 
-def _time_cv_repeat(recordings: Sequence[Recording], window: int, k: int, stride: int, repeat: int, repeats: int):
+def _time_cv_repeat(recordings, window: int, k: int, stride: int, repeat: int, repeats: int, build=_fold) -> list:
     class_names = _ordered_labels(recordings)
     labels = [class_names.index(r.label) for r in recordings]
     grid = revolution_grid(recordings, stride)
@@ -218,11 +236,13 @@ def _time_cv_repeat(recordings: Sequence[Recording], window: int, k: int, stride
             ]
             roles["train"].append((i, _clear_of(np.concatenate(train), window, [*test, *val], window)))
         name = f"block {fold + 1} of {k}" + (f", repeat {repeat + 1}" if repeat else "")
-        folds.append(_fold(fold, name, recordings, roles, labels, class_names, window, stride, "time-cv", repeat))
+        folds.append(build(fold, name, recordings, roles, labels, class_names, window, stride, "time-cv", repeat))
     return folds
 
 
-def load_out_folds(recordings: Sequence[Recording], window: int, stride: int | None = None) -> list[Fold]:
+def load_out_folds(
+    recordings: Sequence[Recording], window: int, stride: int | None = None, build: Callable[..., Any] = _fold
+) -> list[Fold]:
     """One fold per motor load: train at the others, test on every window at that load."""
     stride = stride or window
     _check_rates(recordings)
@@ -246,7 +266,7 @@ def load_out_folds(recordings: Sequence[Recording], window: int, stride: int | N
                 roles["train"].append((i, train))
                 roles["val"].append((i, val))
         folds.append(
-            _fold(
+            build(
                 index,
                 f"test at {held_out}{_load_unit(recordings)}",
                 recordings,
@@ -278,7 +298,9 @@ def fault_location(label: str) -> tuple[str, str | None]:
     return LOCATIONS[match.group(1)], match.group(2)
 
 
-def fault_size_folds(recordings: Sequence[Recording], window: int, stride: int | None = None) -> list[Fold]:
+def fault_size_folds(
+    recordings: Sequence[Recording], window: int, stride: int | None = None, build: Callable[..., Any] = _fold
+) -> list[Fold]:
     """One fold per fault size: a 4-class task by location, tested on a fault size never trained on."""
     stride = stride or window
     _check_rates(recordings)
@@ -305,7 +327,7 @@ def fault_size_folds(recordings: Sequence[Recording], window: int, stride: int |
             roles["train"].append((i, train))
             roles["val"].append((i, val))
         folds.append(
-            _fold(index, f"test size {held_out}", recordings, roles, labels, class_names, window, stride, "fault-size")
+            build(index, f"test size {held_out}", recordings, roles, labels, class_names, window, stride, "fault-size")
         )
     return folds
 
@@ -317,13 +339,23 @@ def make_folds(
     k: int = 5,
     stride: int | None = None,
     repeats: int = 1,
+    build: Callable[..., Any] = _fold,
 ) -> list[Fold]:
     """The folds of a study of this `design` (one of DESIGNS); `k` folds for time-cv, each of `repeats` cuttings
-    (load-out and fault-size: their one fixed set of folds, whatever the repeats; see the module docstring)."""
+    (load-out and fault-size: their one fixed set of folds, whatever the repeats; see the module docstring).
+    `build` makes each fold from its window starts per role (the Fold with its windows by default)."""
     if design == "time-cv":
-        return time_cv_folds(recordings, window, k, stride, repeats)
+        return time_cv_folds(recordings, window, k, stride, repeats, build)
     if design == "load-out":
-        return load_out_folds(recordings, window, stride)
+        return load_out_folds(recordings, window, stride, build)
     if design == "fault-size":
-        return fault_size_folds(recordings, window, stride)
+        return fault_size_folds(recordings, window, stride, build)
     raise ValueError(f"design must be one of {DESIGNS}, got {design!r}")
+
+
+def training_window_counts(
+    design: str, recordings: Sequence[Recording], window: int, k: int = 5, stride: int | None = None, repeats: int = 1
+) -> list[int]:
+    """The training windows of each fold `make_folds` would make, counted from the window starts: no window is
+    cut, so the page can tell a study's wait on data whose folds would take hundreds of MB."""
+    return make_folds(design, recordings, window, k, stride, repeats, build=_training_count)

@@ -105,6 +105,26 @@ def make_windows(
     )
 
 
+def count_training_windows(
+    recordings: list[Recording],
+    window: int = 1024,
+    stride: int | None = None,
+    shares: tuple[float, float, float] = DEFAULT_SHARES,
+    windowing: str = "time",
+    seed: int = 0,
+) -> int:
+    """How many training windows `make_windows` cuts with these settings, counted from the window starts: no
+    window is copied. The page's wait estimate asks it of data sets whose windows would take hundreds of MB."""
+    window, stride = _check_window(window, stride)
+    shares = _check_shares(shares)
+    if windowing not in WINDOWINGS:
+        raise ValueError(f"windowing must be one of {WINDOWINGS}, got {windowing!r}")
+    recordings = list(recordings)
+    _check_recordings(recordings)
+    starts_by_role, _ = _assign(recordings, window, stride, shares, windowing, np.random.default_rng(seed))
+    return sum(int(starts.size) for _, starts in starts_by_role["train"])
+
+
 def _assign(
     recordings: list[Recording],
     window: int,
