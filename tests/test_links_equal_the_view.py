@@ -187,3 +187,27 @@ def test_a_changed_setting_stays_on_its_page_when_the_visitor_opens_another(brow
     expect(page).to_have_url(re.compile("/encoding_matrix$"))
     expect(page.locator(".st-key-t input")).to_have_value("10")  # Encoding matrix's own "Position" t, its default
     expect(page.locator('[data-testid="stAlert"]')).to_have_count(0)
+    # Back returns to the page as the visitor left it, settings and all (not first to its defaults), and
+    # Forward to the other page again
+    page.go_back()
+    _shows(page, "/similarity?t=20", t=20, k=5)
+    page.go_forward()
+    page.get_by_text("What the naive schemes get wrong").first.wait_for()
+    page.locator(IDLE).wait_for()
+    expect(page).to_have_url(re.compile("/encoding_matrix$"))
+    expect(page.locator(".st-key-t input")).to_have_value("10")
+
+
+@pytest.mark.slow
+def test_a_page_link_at_the_end_of_a_page_keeps_the_page_it_left_in_the_history(browser_page):
+    from playwright.sync_api import expect
+
+    page, url = browser_page
+    _open(page, f"{url}/similarity", "Beyond the trained length")
+    _type(page, "k", 7)
+    _shows(page, "/similarity?k=7", t=10, k=7)
+    page.locator('[data-testid="stPageLink"] a').last.click()  # "Next: ..." in story order
+    page.locator(IDLE).wait_for()
+    expect(page).to_have_url(re.compile("/softmax_saturation$"))
+    page.go_back()
+    _shows(page, "/similarity?k=7", t=10, k=7)

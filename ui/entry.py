@@ -8,7 +8,7 @@ link such as `/fault_lab?src=csv` that reaches a freshly started (or woken) serv
 page files must keep their names (links and checks use them), so every page calls `use_app_navigation()`
 first: if the folder scheme is still on, it is switched off and the run restarts through `app.py`. Being
 first on every page, it is also where a link's values are checked before any widget reads them
-(ui.link_values), and where the two gaps below are closed.
+(ui.link_values), and where the three gaps below are closed.
 
 - **Back restores the previous view.** Streamlit writes a widget's new value into the address with
   `history.replaceState` (its frontend, 1.67): the entry of the view before is overwritten, so Back left the
@@ -24,11 +24,15 @@ first on every page, it is also where a link's values are checked before any wid
   On a page change that is not Back or Forward, values carried over unchanged from the previous page's link
   leave the link silently (the visitor never gave them to this page), and this page's keys forget values
   that other pages' widgets left in session state, so the page opens at its defaults or at its own link.
-
-Not closed here: on a page change Streamlit itself strips the previous page's keys from the address before
-its frontend has moved to the new page, and the frontend records that as one more entry of the previous page.
-Back from the new page therefore first lands on the previous page at its defaults; no page code runs early
-enough to prevent it, and a page cannot delete a history entry.
+- **Back from another page restores the page as it was left.** On a page change through the sidebar the
+  browser sends the previous page's query with the new page; the new page drops it (above), and Streamlit's
+  frontend records that as a history entry of its own, the previous page without its settings, before it
+  pushes the new page. Back from the new page then landed on the previous page at its defaults. So each
+  session's first run installs a small wrapper of `history.pushState` in the page: a push that goes to
+  another page while the current entry is one a query-only push made a moment before replaces that entry
+  instead. The entries are then the previous page with its settings, then the new page. Back onto that
+  entry then needs one more step: before a page runs, Streamlit drops the address's values whose key a widget
+  of another page was bound to last, and pages share keys (`t`, `d`); the page puts its own back.
 """
 
 from __future__ import annotations
@@ -36,16 +40,40 @@ from __future__ import annotations
 import json
 from collections.abc import Collection, Mapping
 from typing import NamedTuple
+from urllib import parse
 
 import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
-from streamlit.runtime.scriptrunner import get_script_run_ctx
+from streamlit.runtime.scriptrunner import ScriptRunContext, get_script_run_ctx
 
 from ui.link_values import Choices, NumberRange, drop_unusable_link_values, forget_link_values, rename_old_link_keys
 
 _RESTARTED_KEY = "_restarted_through_app"
 _LAST_VIEW_KEY = "_last_view"  # the page and link the previous run of this session started from
 _PUSHES_KEY = "_history_pushes"  # makes each history script unique, so the browser runs each one once
+_HISTORY_WRAPPED_KEY = "_history_wrapped"  # this session's page has the pushState wrapper
+# how soon after a query-only push a push to another page counts as the same page change (Streamlit makes the
+# two from consecutive messages of one run; a visitor's own click comes much later)
+STRIPPED_ENTRY_MS = 1500
+# Installed once per page (window.__peLabHistory guards a second copy). `own` marks the pushes of
+# push_history_entry's script, which are views the visitor made and must stay.
+HISTORY_WRAPPER = f"""<script>(() => {{
+  if (window.__peLabHistory) return;
+  window.__peLabHistory = true;
+  const push = history.pushState.bind(history), replace = history.replaceState.bind(history);
+  let queryOnly = null;
+  history.pushState = function (state, title, url) {{
+    const target = new URL(url ?? location.href, location.href), now = Date.now();
+    const replaces = queryOnly !== null && queryOnly.href === location.href && now - queryOnly.at < {STRIPPED_ENTRY_MS};
+    if (replaces && target.pathname !== location.pathname) {{
+      queryOnly = null;
+      return replace(state, title, url);
+    }}
+    const same = target.pathname === location.pathname && !window.__peLabOwnPush;
+    queryOnly = same ? {{ href: target.href, at: now }} : null;
+    return push(state, title, url);
+  }};
+}})();</script>"""
 
 
 class View(NamedTuple):
@@ -78,15 +106,42 @@ def use_app_navigation(
     context = get_script_run_ctx()
     before = st.session_state.get(_LAST_VIEW_KEY)
     history_move = context is not None and context.is_history_navigation
-    if context is not None and before is not None and before.page != context.page_script_hash and not history_move:
-        _leave_other_pages_values(before, own_keys)
+    if context is not None and before is not None and before.page != context.page_script_hash:
+        if history_move:
+            _restore_own_link_values(context, own_keys or ())
+        else:
+            _leave_other_pages_values(before, own_keys)
     drop_unusable_link_values(link_numbers, link_text, link_choices)
     if context is None:  # bare mode: no session, no browser
         return
+    if not st.session_state.get(_HISTORY_WRAPPED_KEY):
+        st.session_state[_HISTORY_WRAPPED_KEY] = True
+        st._event.html(HISTORY_WRAPPER, unsafe_allow_javascript=True)
     now = View(context.page_script_hash, _link_pairs())
     st.session_state[_LAST_VIEW_KEY] = now
     if before is not None and before.page == now.page and before.link != now.link and not history_move:
         push_history_entry(before.link, now.link)
+
+
+def _restore_own_link_values(context: ScriptRunContext, own_keys: Collection[str]) -> None:
+    """Back or Forward onto another page: put back the link values of this page's own keys that Streamlit
+    filtered out. Before the page runs, Streamlit drops every value of the address whose key a widget of another
+    page was bound to last; pages share keys (`t`, `d`), so Back from Encoding matrix to Similarity lost
+    Similarity's `t`. The values go back into the query and into the values widgets are seeded from (through
+    Streamlit's own QueryParams, as its script runner does), and the address is sent again."""
+    original = parse.parse_qs(context.query_string, keep_blank_values=True)
+    missing = {key: values for key, values in original.items() if key in own_keys and key not in st.query_params}
+    if not missing:
+        return
+    restored = {key: st.query_params.get_all(key) for key in st.query_params} | missing
+    query = parse.urlencode(restored, doseq=True)
+    try:
+        with context.session_state.query_params() as query_params:
+            query_params.populate_from_query_string(query)
+            query_params.set_initial_query_params(query)
+            query_params._send_query_param_msg()  # the address shows the restored view again
+    except AttributeError:  # a Streamlit without these internals: Back lands on the page's defaults, as before
+        return
 
 
 def _link_pairs() -> tuple[tuple[str, str], ...]:
@@ -119,6 +174,8 @@ def push_history_entry(before: tuple[tuple[str, str], ...], now: tuple[tuple[str
   if (sorted([...new URLSearchParams(here.search)]) !== sorted(view.now)) return;
   const address = pairs => here.pathname + (pairs.length ? "?" + new URLSearchParams(pairs) : "") + here.hash;
   window.history.replaceState(window.history.state, "", address(view.before));
-  window.history.pushState(window.history.state, "", address(view.now));
+  window.__peLabOwnPush = true;
+  try {{ window.history.pushState(window.history.state, "", address(view.now)); }}
+  finally {{ window.__peLabOwnPush = false; }}
 }})();</script>"""
     st._event.html(script, unsafe_allow_javascript=True)
