@@ -63,3 +63,19 @@ def test_a_frozen_collection_walks_far_fewer_objects(fresh_gc):
     before = len(gc.get_objects())
     garbage.collect_garbage()
     assert len(gc.get_objects()) < before / 10  # get_objects lists only what collections still walk
+
+
+def _resident_mb() -> float:
+    return int(open("/proc/self/status").read().split("VmRSS:")[1].split()[0]) / 1024
+
+
+@pytest.mark.skipif(garbage._malloc_trim is None or not sys.platform.startswith("linux"), reason="needs glibc")
+def test_memory_freed_inside_the_heap_goes_back_to_the_system():
+    chunks = [bytearray(60_000) for _ in range(2_000)]  # 120 MB below the mmap threshold: from the heap
+    pin = bytearray(60_000)  # a live block after them, so the heap's top cannot simply shrink
+    before = _resident_mb()
+    del chunks
+    assert _resident_mb() > before - 20  # freed, yet still resident: the allocator keeps the pages
+    assert garbage.release_free_memory() is True
+    assert _resident_mb() < before - 80
+    del pin
