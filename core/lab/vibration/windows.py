@@ -70,14 +70,11 @@ def make_windows(
     """
     shares = shares if split is None else split
     windowing = windowing if mode is None else mode
-    window, stride = _check_window(window, stride)
-    shares = _check_shares(shares)
-    if windowing not in WINDOWINGS:
-        raise ValueError(f"windowing must be one of {WINDOWINGS}, got {windowing!r}")
     recordings = list(recordings)
-    sample_rate = _check_recordings(recordings)
+    window, stride, sample_rate, starts_by_role, ranges = _checked_starts(
+        recordings, window, stride, shares, windowing, seed
+    )
     class_names = _ordered_class_names(recordings)
-    starts_by_role, ranges = _assign(recordings, window, stride, shares, windowing, np.random.default_rng(seed))
     x = {name: _gather(recordings, starts_by_role[name], window) for name in ROLES}
     y = {name: _labels(recordings, starts_by_role[name], class_names) for name in ROLES}
     mean = float(x["train"].mean())
@@ -115,14 +112,26 @@ def count_training_windows(
 ) -> int:
     """How many training windows `make_windows` cuts with these settings, counted from the window starts: no
     window is copied. The page's wait estimate asks it of data sets whose windows would take hundreds of MB."""
+    starts_by_role = _checked_starts(list(recordings), window, stride, shares, windowing, seed)[3]
+    return sum(int(starts.size) for _, starts in starts_by_role["train"])
+
+
+def _checked_starts(
+    recordings: list[Recording],
+    window: int,
+    stride: int | None,
+    shares: tuple[float, float, float],
+    windowing: str,
+    seed: int,
+) -> tuple[int, int, float, dict[str, list[tuple[int, np.ndarray]]], list[dict]]:
+    """The settings checked, then (window, stride, sample rate, starts per role, ranges) as `_assign` gives them."""
     window, stride = _check_window(window, stride)
     shares = _check_shares(shares)
     if windowing not in WINDOWINGS:
         raise ValueError(f"windowing must be one of {WINDOWINGS}, got {windowing!r}")
-    recordings = list(recordings)
-    _check_recordings(recordings)
-    starts_by_role, _ = _assign(recordings, window, stride, shares, windowing, np.random.default_rng(seed))
-    return sum(int(starts.size) for _, starts in starts_by_role["train"])
+    sample_rate = _check_recordings(recordings)
+    starts_by_role, ranges = _assign(recordings, window, stride, shares, windowing, np.random.default_rng(seed))
+    return window, stride, sample_rate, starts_by_role, ranges
 
 
 def _assign(
