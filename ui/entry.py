@@ -55,8 +55,8 @@ _HISTORY_WRAPPED_KEY = "_history_wrapped"  # this session's page has the pushSta
 # how soon after a query-only push a push to another page counts as the same page change (Streamlit makes the
 # two from consecutive messages of one run; a visitor's own click comes much later)
 STRIPPED_ENTRY_MS = 1500
-# Installed once per page (window.__peLabHistory guards a second copy). `own` marks the pushes of
-# push_history_entry's script, which are views the visitor made and must stay.
+# Installed once per page (window.__peLabHistory guards a second copy). window.__peLabOwnPush marks the
+# pushes of push_history_entry's script, which are views the visitor made and must stay.
 HISTORY_WRAPPER = f"""<script>(() => {{
   if (window.__peLabHistory) return;
   window.__peLabHistory = true;
