@@ -18,12 +18,17 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from core.explain import portable_random
 from core.explain.encodings import angular_frequencies
 
 MAX_D_K = 65_536
 MAX_SEQUENCE = 16_384
 MAX_SAMPLES = 1_000_000
 SATURATION_SEED_A = (1.0, 10.0, 100.0)
+# The Softmax page's scale a and temperature: 1-2-5 steps on a log scale, so each step visibly moves the figure.
+A_CHOICES = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0, 1000.0)
+TEMPERATURE_CHOICES = (0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0, 10.0)
+D_K_CHOICES = tuple(2**i for i in range(13))  # 1 .. 4096
 
 
 def _check_positive_int(name: str, value: int, cap: int) -> int:
@@ -262,10 +267,14 @@ def rope_scores(q, k, n_positions: int, base: float = 10000.0) -> np.ndarray:
 
 
 def random_query_key(d_model: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """One query and one key vector with independent standard-normal components (seeded)."""
+    """One query and one key vector with independent standard-normal components (seeded; the browser draws the
+    same ones, core.explain.portable_random)."""
     d_model = _check_positive_int("d_model", d_model, MAX_D_K)
-    rng = np.random.default_rng(seed)
-    return rng.standard_normal(d_model), rng.standard_normal(d_model)
+    dimensions = np.arange(d_model)  # drawn by index: the first components stay put as d_model grows
+    return (
+        portable_random.normals(seed, portable_random.STREAM_QUERY, dimensions),
+        portable_random.normals(seed, portable_random.STREAM_KEY, dimensions),
+    )
 
 
 def rope_score_closed_form(q, k, offsets, base: float = 10000.0) -> np.ndarray:
@@ -333,12 +342,12 @@ def complex_order_embedding(positions, amplitude, frequency, phase) -> np.ndarra
 
 def random_complex_word(d_model: int, base: float = 10000.0, seed: int = 0) -> tuple[np.ndarray, ...]:
     """One word's (amplitude, frequency, phase) for `complex_order_embedding`, as a model might start:
-    amplitudes uniform in [0, 1), phases uniform in [0, 2π), and the sinusoidal frequencies base^(−2j/2d)
+    amplitudes uniform in (0, 1), phases uniform in (0, 2π), and the sinusoidal frequencies base^(−2j/2d)
     so the d complex dimensions span the same wavelengths as a 2d-wide sinusoidal encoding."""
     d_model = _check_positive_int("d_model", d_model, MAX_D_K)
-    rng = np.random.default_rng(seed)
-    amplitude = rng.uniform(0.0, 1.0, d_model)
-    phase = rng.uniform(0.0, 2.0 * np.pi, d_model)
+    dimensions = np.arange(d_model)
+    amplitude = portable_random.uniforms(seed, portable_random.STREAM_AMPLITUDE, dimensions)
+    phase = 2.0 * np.pi * portable_random.uniforms(seed, portable_random.STREAM_PHASE, dimensions)
     return amplitude, angular_frequencies(2 * d_model, base), phase
 
 

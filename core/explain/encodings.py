@@ -6,11 +6,12 @@ from `sinusoidal` here. Positions are 0-based everywhere.
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+
+from core.explain import portable_random
 
 MAX_POSITIONS = 65_536
 MAX_D_MODEL = 4_096
@@ -19,6 +20,38 @@ LAYOUTS = ("interleaved", "concatenated")
 # the bases the pages offer: the paper's 10 000 and decades around it (RoPE models use up to about 10^6)
 PE_BASES = (10, 100, 1_000, 10_000, 100_000, 1_000_000)
 DEFAULT_BASE = 10_000
+# The pages' number of positions and d_model: a geometric ladder (steps of 1.5 and 4/3), so every step of a slider
+# changes the picture visibly and the defaults sit mid-track instead of at 3 % of a linear one. d_model even only:
+# an odd width leaves the last sine without its cosine.
+POSITION_CHOICES = (
+    2,
+    3,
+    4,
+    6,
+    8,
+    12,
+    16,
+    24,
+    32,
+    48,
+    64,
+    96,
+    128,
+    192,
+    256,
+    384,
+    512,
+    768,
+    1024,
+    1536,
+    2048,
+    3072,
+    4096,
+)
+D_MODEL_CHOICES = (2, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024)
+SAMPLES_PER_POSITION = 8  # the true curve of a dimension is drawn this finely (at most MAX_CURVE_POINTS points)
+MAX_CURVE_POINTS = 2001
+SAMPLE_DOTS_UP_TO = 256  # whole-position dots are drawn up to this many positions; beyond, they fuse into a band
 
 
 def _check_size(name: str, value: int, cap: int) -> int:
@@ -145,8 +178,9 @@ def binary_positions(n_positions: int, n_bits: int = 16) -> np.ndarray:
 
 def learned_table(n_positions: int, d_model: int, max_positions: int = 4096, seed: int = 0) -> np.ndarray:
     """A learned position table as it is before training: truncated-normal init (std 0.02, cut at ±2σ,
-    as BERT initialises its tables). Row p is the same whatever n_positions; beyond max_positions the
-    table has no row at all, which is a learned table's real limit."""
+    as BERT initialises its tables). Entry (p, j) is the same whatever n_positions and d_model (drawn by
+    core.explain.portable_random from its index, so the browser draws the same table); beyond max_positions
+    the table has no row at all, which is a learned table's real limit."""
     n_positions = _check_size("n_positions", n_positions, MAX_POSITIONS)
     d_model = _check_size("d_model", d_model, MAX_D_MODEL)
     if n_positions > max_positions:
@@ -154,20 +188,10 @@ def learned_table(n_positions: int, d_model: int, max_positions: int = 4096, see
             f"a learned table of max_positions={max_positions} has no row for position {max_positions}; "
             f"got n_positions={n_positions}"
         )
-    return _initial_table(max_positions, d_model, seed)[:n_positions].copy()
-
-
-@functools.lru_cache(maxsize=4)
-def _initial_table(max_positions: int, d_model: int, seed: int) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    table = rng.standard_normal((max_positions, d_model))
-    outside = np.abs(table) > 2.0
-    while outside.any():  # redraw until every entry lies within ±2σ
-        table[outside] = rng.standard_normal(int(outside.sum()))
-        outside = np.abs(table) > 2.0
-    table *= 0.02
-    table.flags.writeable = False  # shared by the cache: callers get copies
-    return table
+    index = np.arange(n_positions)[:, None] * MAX_D_MODEL + np.arange(d_model)[None, :]  # (positions, d_model)
+    return 0.02 * portable_random.truncated_normals(seed, portable_random.STREAM_LEARNED_TABLE, index.ravel()).reshape(
+        n_positions, d_model
+    )
 
 
 SCHEMES = ("pos/(T-1)", "integer", "binary", "learned (init)", "sinusoidal")
@@ -280,7 +304,7 @@ def word_plus_position(
     the energy, ||pos||² / (||word||² + ||pos||²): near 1, the position drowns the word."""
     d_model = _check_size("d_model", d_model, MAX_D_MODEL)
     position = _check_size("position + 1", position + 1, MAX_POSITIONS) - 1
-    word = np.random.default_rng(seed).normal(0.0, embedding_std, d_model)
+    word = embedding_std * portable_random.normals(seed, portable_random.STREAM_WORD, np.arange(d_model))
     pe = sinusoidal(position + 1, d_model, base)[position]
     integer = np.full(d_model, float(position))
     return {
@@ -290,6 +314,30 @@ def word_plus_position(
         "pe_energy_share": float(pe @ pe / (word @ word + pe @ pe)),
         "integer_energy_share": float(integer @ integer / (word @ word + integer @ integer)),
     }
+
+
+def curve_positions(n_positions: int) -> np.ndarray:
+    """Where a dimension's true curve is drawn: SAMPLES_PER_POSITION points per position from 0 to n - 1, at most
+    MAX_CURVE_POINTS in all (the browser's kernels.js draws the same points)."""
+    n_positions = _check_size("n_positions", n_positions, MAX_POSITIONS)
+    count = min((n_positions - 1) * SAMPLES_PER_POSITION + 1, MAX_CURVE_POINTS)
+    return np.linspace(0.0, n_positions - 1, count)
+
+
+def sinusoidal_curves(
+    positions: np.ndarray, dimensions, d_model: int, base: float = 10000.0, layout: str = "interleaved"
+):
+    """Columns `dimensions` of the encoding at any real `positions` (the matrix's rows are the whole ones):
+    shape (len(positions), len(dimensions))."""
+    d_model = _check_size("d_model", d_model, MAX_D_MODEL)
+    if layout not in LAYOUTS:
+        raise ValueError(f"layout must be one of {LAYOUTS}, got {layout!r}")
+    dimensions = np.asarray(dimensions, dtype=np.int64)
+    if layout == "concatenated":
+        dimensions = concatenated_order(d_model)[dimensions]  # the interleaved column each one is
+    omega = angular_frequencies(d_model, base)[dimensions // 2]
+    angles = np.asarray(positions, dtype=np.float64)[:, None] * omega[None, :]
+    return np.where(dimensions % 2 == 0, np.sin(angles), np.cos(angles))
 
 
 def binary_counter_waves(n_positions: int = 16, n_bits: int = 4, samples_per_position: int = 16):

@@ -9,12 +9,12 @@ escapes them for the figure's labels.
 
 from __future__ import annotations
 
-import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
 
+from core.explain import portable_random
 from core.explain.encodings import sinusoidal
 from core.limits import MAX_TEXT_CHARS, check_budget
 from core.safe_text import plotly_literal
@@ -33,15 +33,34 @@ def parse_tokens(text: str) -> list[str]:
 
 
 def token_vectors(words: Sequence[str], width: int = WIDTH) -> np.ndarray:
-    """(tokens, width): one fixed random vector per word (the same word always gets the same vector)."""
-    return np.stack([np.random.default_rng(zlib.crc32(word.encode())).standard_normal(width) for word in words])
+    """(tokens, width): one fixed random vector per word (the same word always gets the same vector, in the
+    browser too: its seed is the word's CRC-32, core.explain.portable_random)."""
+    dimensions = np.arange(width)
+    return np.stack(
+        [
+            portable_random.normals(portable_random.text_seed(word), portable_random.STREAM_TOKEN, dimensions)
+            for word in words
+        ]
+    )
+
+
+def attention_weights(width: int = WIDTH, seed: int = WEIGHT_SEED) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The layer's fixed random projections W_q, W_k, W_v, each (width, width), entries N(0, 1/width)."""
+    cells = np.arange(width * width)
+    return tuple(
+        portable_random.normals(seed, stream, cells).reshape(width, width) / np.sqrt(width)
+        for stream in (
+            portable_random.STREAM_QUERY_WEIGHTS,
+            portable_random.STREAM_KEY_WEIGHTS,
+            portable_random.STREAM_VALUE_WEIGHTS,
+        )
+    )
 
 
 def self_attention(x: np.ndarray, seed: int = WEIGHT_SEED) -> np.ndarray:
     """One head of self-attention with fixed random projections: softmax(Q K^T / sqrt(d)) V, (tokens, width)."""
     width = x.shape[1]
-    rng = np.random.default_rng(seed)
-    w_q, w_k, w_v = (rng.standard_normal((width, width)) / np.sqrt(width) for _ in range(3))
+    w_q, w_k, w_v = attention_weights(width, seed)
     scores = (x @ w_q) @ (x @ w_k).T / np.sqrt(width)  # (tokens, tokens)
     weights = np.exp(scores - scores.max(axis=1, keepdims=True))
     weights /= weights.sum(axis=1, keepdims=True)
@@ -82,6 +101,13 @@ def for_figure(demo: ShuffleDemo) -> ShuffleDemo:
     return replace(demo, words=[plotly_literal(word) for word in demo.words])
 
 
+def visible_shuffle(order: np.ndarray) -> np.ndarray:
+    """`order`, or, when it moves nothing, the words rotated by one place: a shuffle that moves nothing shows
+    nothing."""
+    order = np.asarray(order)
+    return np.roll(order, 1) if np.array_equal(order, np.arange(order.size)) else order
+
+
 def random_order(n: int, seed: int) -> np.ndarray:
-    """A seeded permutation of 0..n-1: the shuffle the demo offers."""
-    return np.random.default_rng(seed).permutation(n)
+    """A seeded permutation of 0..n-1: the shuffle the demo offers (the browser draws the same one)."""
+    return portable_random.permutation(n, seed)
