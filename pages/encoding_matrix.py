@@ -1,4 +1,5 @@
-"""Encoding matrix: the sinusoidal positional encoding as a heatmap, its waves, and the schemes it replaced."""
+"""Encoding matrix: the sinusoidal positional encoding as a heatmap, one position's vector, its waves, and the
+schemes it replaced. Every figure redraws in the browser while a control moves (ui/live/views/encoding_matrix.js)."""
 
 import numpy as np
 import pandas as pd
@@ -6,13 +7,20 @@ import streamlit as st
 
 from core.explain import encodings
 from core.explain.figures import encoding as figures
-from ui.common import data_section, next_page_link, page_intro, show_figure
+from ui.common import data_section, going_further, next_page_link, page_intro, show_figure
 from ui.entry import use_app_navigation
+from ui.live import control, live_view
 
 # The range of each number widget and the options of each choice widget, the one place each is written: the
 # widget and the link check read it. Together they name every key of this page's link.
-LINK_NUMBERS = {"n": (2, 4096), "d": (2, 1024), "zr": (0, 4095), "zc": (0, 1023), "t": (0, 4095)}
-LINK_CHOICES = {"base": encodings.PE_BASES, "layout": encodings.LAYOUTS, "dims": list(range(1024))}
+LINK_NUMBERS = {"zr": (0, 4095), "zc": (0, 1023), "t": (0, 4095)}
+LINK_CHOICES = {
+    "n": encodings.POSITION_CHOICES,
+    "d": encodings.D_MODEL_CHOICES,
+    "base": encodings.PE_BASES,
+    "layout": encodings.LAYOUTS,
+    "dims": list(range(1024)),
+}
 use_app_navigation(LINK_NUMBERS, link_choices=LINK_CHOICES)
 
 OVERVIEW_CELLS = 100_000  # beyond this the overview heatmap is strided (≈0.5 MB of figure data)
@@ -33,19 +41,37 @@ def criteria_table(d_model: int, base: float) -> pd.DataFrame:
 
 page_intro(
     "Encoding matrix",
-    "Self-attention sees a *set* of tokens: shuffle them and every output is shuffled the same way. "
-    "The Transformer therefore adds a position vector to each token, "
-    "PE[pos, 2i] = sin(pos / base^(2i/d)), PE[pos, 2i+1] = cos(pos / base^(2i/d)). Positions start at 0.",
+    "Attention reads a sentence as a bag of words. The fix: give every position a fingerprint, a vector of "
+    "waves, and add it to the word's own vector. The first dimensions wave fast and tell neighbours apart; "
+    "the last ones wave slowly and tell distant regions apart. Point at a row to see that position everywhere.",
 )
 
 # The main controls sit in the page, not the sidebar: on a phone the open sidebar covered the figure it moved.
-# Columns stack below 640 px.
 left, right = st.columns(2)
-n_positions = left.slider("Positions", *LINK_NUMBERS["n"], 128, key="n", bind="query-params")
-d_model = right.slider("d_model", *LINK_NUMBERS["d"], 128, key="d", bind="query-params")
+n_positions = left.select_slider(
+    "Positions",
+    encodings.POSITION_CHOICES,
+    value=128,
+    key="n",
+    bind="query-params",
+    help="How many rows the matrix has: drag to watch the slow waves on the right unfold over longer texts.",
+)
+d_model = right.select_slider(
+    "d_model",
+    encodings.D_MODEL_CHOICES,
+    value=128,
+    key="d",
+    bind="query-params",
+    help="How many dimensions each position vector has: more dimensions add slower waves on the right.",
+)
 left, right = st.columns(2)
 base = left.select_slider(
-    "base", options=LINK_CHOICES["base"], value=encodings.DEFAULT_BASE, key="base", bind="query-params"
+    "base",
+    options=LINK_CHOICES["base"],
+    value=encodings.DEFAULT_BASE,
+    key="base",
+    bind="query-params",
+    help="The slowest wave's length is about base·2π positions: a larger base stretches the right-hand columns.",
 )
 layout = right.radio(
     "Layout",
@@ -53,35 +79,30 @@ layout = right.radio(
     key="layout",
     bind="query-params",
     horizontal=True,
-    help="Interleaved is the paper's order. Concatenated puts all sines first, then all cosines.",
+    help="Interleaved (the paper) alternates sine and cosine columns; concatenated puts all sines first.",
 )
 
 matrix = encoding_matrix(n_positions, d_model, float(base), layout)
-if layout == "concatenated":
-    st.caption(
-        "Concatenated layout: the same columns, permuted (sines 0..⌈d/2⌉-1, then cosines). tensor2tensor uses "
-        "this order with slightly different frequency spacing, base^(-i/(d/2-1)) instead of base^(-2i/d)."
-    )
-
+row_stride, col_stride = encodings.overview_strides(n_positions, d_model, OVERVIEW_CELLS)
+rows, cols = np.arange(0, n_positions, row_stride), np.arange(0, d_model, col_stride)
 with data_section("encoding_matrix"):  # the overview and the zoom: one download
-    st.subheader("The matrix")
-    row_stride, col_stride = encodings.overview_strides(n_positions, d_model, OVERVIEW_CELLS)
-    rows, cols = np.arange(0, n_positions, row_stride), np.arange(0, d_model, col_stride)
-    if row_stride > 1 or col_stride > 1:
-        st.info(
-            f"Overview strided to fit {OVERVIEW_CELLS:,} cells: every {row_stride}. position and every "
-            f"{col_stride}. dimension of {n_positions:,} × {d_model:,}. Striding can alias the fastest waves; "
-            "the zoom below is exact."
-        )
     overview = matrix[np.ix_(rows, cols)]
     show_figure(
         figures.encoding_heatmap(overview, rows, cols, f"PE, {n_positions} positions × d {d_model}"),
         pd.DataFrame(overview, index=rows, columns=[f"dim {c}" for c in cols]).rename_axis("position").reset_index(),
         "encoding_overview",
     )
-    st.markdown("Left columns oscillate fast, right columns barely move: each row is a unique pattern of phases.")
-
-    with st.expander("Zoom window at full resolution", expanded=True):
+    if row_stride > 1 or col_stride > 1:
+        st.caption(
+            f"Drawn at every {row_stride}. position and every {col_stride}. dimension to fit {OVERVIEW_CELLS:,} "
+            "cells; striding can alias the fastest waves. The zoom window below is exact."
+        )
+    st.markdown("In symbols, with positions counted from 0 and i the index of a sine-cosine pair:")
+    st.latex(
+        r"PE_{(pos,\,2i)} = \sin\!\Big(\frac{pos}{base^{2i/d}}\Big) \qquad "
+        r"PE_{(pos,\,2i+1)} = \cos\!\Big(\frac{pos}{base^{2i/d}}\Big)"
+    )
+    with st.expander("Zoom window at full resolution"):
         zoom_left, zoom_right = st.columns(2)
         first_row = zoom_left.number_input("First position", *LINK_NUMBERS["zr"], 0, key="zr", bind="query-params")
         first_col = zoom_right.number_input("First dimension", *LINK_NUMBERS["zc"], 0, key="zc", bind="query-params")
@@ -103,33 +124,16 @@ with data_section("encoding_matrix"):  # the overview and the zoom: one download
             "encoding_zoom",
         )
 
-st.subheader("Per-dimension waves")
-chosen = st.multiselect(
-    "Dimensions", LINK_CHOICES["dims"], default=[0, 1, 20, 60], key="dims", bind="query-params", max_selections=8
+st.subheader("One position's vector")
+position = st.select_slider(
+    "Position",
+    range(n_positions),
+    value=min(10, n_positions - 1),
+    key="t",
+    bind="query-params",
+    help="Which row of the matrix to show as a vector: every value stays between −1 and 1.",
 )
-dims = [dim for dim in chosen if dim < d_model]
-if len(dims) < len(chosen):
-    st.warning(f"Ignored dimensions ≥ d_model = {d_model}: {sorted(set(chosen) - set(dims))}.")
-if dims:
-    positions = np.arange(n_positions)
-    dim_wavelengths = encodings.dimension_wavelengths(d_model, float(base))
-    if layout == "concatenated":
-        dim_wavelengths = dim_wavelengths[encodings.concatenated_order(d_model)]
-    columns = matrix[:, dims]
-    show_figure(
-        figures.dimension_waves(positions, columns, dims, dim_wavelengths[dims]),
-        pd.DataFrame(columns, columns=[f"dim {dim}" for dim in dims]).assign(position=positions)[
-            ["position", *[f"dim {dim}" for dim in dims]]
-        ],
-        "dimension_waves",
-    )
-    st.markdown(
-        "Dimension pair i completes one cycle every 2π·base^(2i/d) positions, so low dimensions tell "
-        "neighbours apart and high ones tell far-apart regions apart."
-    )
-
-st.subheader("One position's vector, and why we add it")
-position = min(st.number_input("Position", *LINK_NUMBERS["t"], 10, key="t", bind="query-params"), n_positions - 1)
+position = min(int(position), n_positions - 1)
 vector = matrix[position]
 show_figure(
     figures.position_vector(vector, position),
@@ -137,23 +141,63 @@ show_figure(
     "position_vector",
 )
 norms = encodings.word_plus_position(d_model, position, float(base))
-left, middle, right = st.columns(3)
-left.metric("‖word embedding‖ (unit-variance entries)", f"{norms['word_norm']:.1f}")
-middle.metric("‖PE(pos)‖ = √(d/2) at every position", f"{norms['pe_norm']:.2f}")
-right.metric("‖raw integer position on every entry‖", f"{norms['integer_norm']:,.0f}")
+with st.container(key="live_norms"):
+    left, middle, right = st.columns(3)
+    left.metric("‖a word's vector‖ (unit-variance entries)", f"{norms['word_norm']:.1f}")
+    middle.metric("‖PE(pos)‖ = √(d/2) at every position", f"{norms['pe_norm']:.2f}")
+    right.metric("‖the raw position number on every entry‖", f"{norms['integer_norm']:,.0f}")
 st.markdown(
-    f"Adding PE keeps the word audible: the position carries {norms['pe_energy_share']:.0%} of the energy of "
-    f"word + PE at position {position}. Adding the raw integer instead would carry "
-    f"{norms['integer_energy_share']:.2%} of it and drown the word, and it only gets worse further on. "
-    "Concatenating would avoid the mixing but cost d extra dimensions in every layer; the paper adds."
+    f"**Why add it?** At position {position} the encoding carries {norms['pe_energy_share']:.0%} of the energy of "
+    f"word + encoding, so the word stays audible. Adding the raw position number instead would carry "
+    f"{norms['integer_energy_share']:.1%} of it and drown the word, more so further on. Concatenating would keep "
+    "them apart but cost d more dimensions in every layer; the paper adds."
 )
+
+st.subheader("One wave per dimension")
+chosen = st.multiselect(
+    "Dimensions",
+    LINK_CHOICES["dims"],
+    default=[0, 1, 20, 60],
+    key="dims",
+    bind="query-params",
+    max_selections=8,
+    help="Up to 8 columns of the matrix, drawn as waves over position.",
+)
+dims = [dim for dim in chosen if dim < d_model]
+if len(dims) < len(chosen):
+    st.warning(f"Ignored dimensions ≥ d_model = {d_model}: {sorted(set(chosen) - set(dims))}.")
+if dims:
+    fine = encodings.curve_positions(n_positions)
+    dots = np.arange(n_positions) if n_positions <= encodings.SAMPLE_DOTS_UP_TO else np.arange(0)
+    dim_wavelengths = encodings.dimension_wavelengths(d_model, float(base))
+    if layout == "concatenated":
+        dim_wavelengths = dim_wavelengths[encodings.concatenated_order(d_model)]
+    samples = matrix[:, dims]
+    show_figure(
+        figures.dimension_waves(
+            fine,
+            encodings.sinusoidal_curves(fine, dims, d_model, float(base), layout),
+            dots,
+            samples[dots],
+            dims,
+            dim_wavelengths[dims],
+        ),
+        pd.DataFrame(samples, columns=[f"dim {dim}" for dim in dims]).assign(position=np.arange(n_positions))[
+            ["position", *[f"dim {dim}" for dim in dims]]
+        ],
+        "dimension_waves",
+    )
+    st.markdown(
+        "The encoding only takes the dots, at whole positions; the line is the wave they sample. Pair i completes "
+        "one cycle every 2π·base^(2i/d) positions (the Wavelengths page)."
+    )
 
 st.subheader("What the naive schemes get wrong")
 st.markdown(
-    "Three things a position code needs: a **unique** code per position; the **same offset means the same "
-    "thing** at any length (with pos/(T−1) a step of 1/30 ≈ 0.0333 is adjacent words in a 31-word text but "
-    "three words apart in a 91-word text); and **bounded** values as texts grow. Each verdict below is "
-    f"measured on the matrices at lengths 64 and 4096 (sinusoidal and learned at d_model = {d_model})."
+    "A position code needs three things: a **unique** code per position; the **same offset means the same "
+    "thing** at any length (with pos/(T−1), one step is 1/30 in a 31-word text but 1/90 in a 91-word one); and "
+    "**bounded** values as texts grow. Each verdict below is measured on the matrices at lengths 64 and 4096 "
+    f"(sinusoidal and learned at d_model = {d_model})."
 )
 table = criteria_table(d_model, float(base))
 marks = table.assign(
@@ -179,4 +223,29 @@ st.caption(
     "all beyond its last trained position."
 )
 
+with going_further():
+    st.markdown(
+        "**The concatenated layout** holds the same columns in another order: all the sines, then all the "
+        "cosines. tensor2tensor uses it, with a slightly different spacing of the frequencies, "
+        "base^(−i/(d/2−1)) instead of base^(−2i/d)."
+    )
+
+live_view(
+    "encoding_matrix",
+    {
+        "n": control("select_slider", encodings.POSITION_CHOICES),
+        "d": control("select_slider", encodings.D_MODEL_CHOICES),
+        "base": control("select_slider", encodings.PE_BASES),
+        "layout": control("radio", encodings.LAYOUTS),
+        "t": control("index_slider"),
+        "zr": control("number", min=LINK_NUMBERS["zr"][0], max=LINK_NUMBERS["zr"][1]),
+        "zc": control("number", min=LINK_NUMBERS["zc"][0], max=LINK_NUMBERS["zc"][1]),
+    },
+    {"n": n_positions, "d": d_model, "base": base, "layout": layout, "t": position, "zr": first_row, "zc": first_col},
+    dims=dims,
+    overview_cells=OVERVIEW_CELLS,
+    zoom=ZOOM,
+    curve=dict(per_position=encodings.SAMPLES_PER_POSITION, max_points=encodings.MAX_CURVE_POINTS),
+    dots_up_to=encodings.SAMPLE_DOTS_UP_TO,
+)
 next_page_link("pages/encoding_matrix.py")

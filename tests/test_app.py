@@ -35,14 +35,16 @@ def test_home_tells_the_story_and_links_every_page():
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
     assert not at.exception
     headers = [h.value for h in at.header]
-    assert "Why attention needs positions at all" in headers
-    assert any("context" in h for h in headers)
+    # the demo, then the path, then the side topics, each under one heading at the end
+    assert headers == ["Shuffle the words: self-attention does not notice", "The path through the lab", "Going further"]
+    subheaders = [h.value for h in at.subheader]
+    assert "Why attention needs positions at all" in subheaders
+    assert any("context" in h for h in subheaders)
     text = " ".join(m.value for m in at.markdown)
     assert "0-based" in text and "Transformer-XL" in text and "parallel" in text
     start, *links = [link.proto.label for link in at.get("page_link")]
-    assert start.startswith("**Start here**: Encoding matrix")  # the first line of the guided path
-    assert len(links) == len(PAGE_FILES) - 1
-    assert any("Encoding matrix" in label for label in links)
+    assert start.startswith(f"**Start here**: {rooms.ROOMS[0].title}")  # the first line of the guided path
+    assert [label.split("**")[1] for label in links] == [room.title for room in rooms.ROOMS]  # every page, in order
 
 
 def test_every_page_runs_through_navigation():
@@ -64,20 +66,26 @@ def test_each_explainer_page_ends_with_a_link_to_the_next_room_in_story_order():
         assert last.page.endswith(following.removeprefix("pages/").removesuffix(".py")), (page, last.page)
 
 
+def verdict(at: AppTest) -> str:
+    """The demo's sentence under its figure, in words."""
+    return next(m.value for m in at.markdown if m.value.startswith(("**Identical", "**Different"))).strip("*")
+
+
 def test_home_opens_with_the_live_demo_of_order_blindness():
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
     assert at.header[0].value.startswith("Shuffle the words")
-    assert float(at.metric[0].value) < 1e-12  # no position signal: the same outputs, shuffled
+    assert verdict(at).startswith("Identical up to rounding")  # no position signal: the same outputs, shuffled
     at.text_input(key="demo_tokens").set_value("the cat sat on the mat today").run()
-    assert not at.exception and float(at.metric[0].value) < 1e-12
+    assert not at.exception and verdict(at).startswith("Identical up to rounding")
     shuffled = next(m.value for m in at.markdown if m.value.startswith("Shuffled:"))
     assert sorted(shuffled.removeprefix("Shuffled: **").removesuffix("**").split()) == sorted(
         "the cat sat on the mat today".split()
     )
     at.number_input(key="demo_seed").set_value(5).run()
     reshuffled = next(m.value for m in at.markdown if m.value.startswith("Shuffled:"))
-    assert reshuffled != shuffled and float(at.metric[0].value) < 1e-12
+    assert reshuffled != shuffled and verdict(at).startswith("Identical up to rounding")
     at.toggle(key="demo_pe").set_value(True).run()
-    assert float(at.metric[0].value) > 1e-3  # with the position signal, the shuffle changes the outputs
+    assert verdict(at).startswith("Different: moving the words changes their outputs by up to")
+    assert float(verdict(at).split("up to ")[1].rstrip(".*")) > 1e-3  # the position signal moves the outputs
     at.text_input(key="demo_tokens").set_value("alone").run()
     assert [e.value for e in at.error] == ["Type at least two words."]

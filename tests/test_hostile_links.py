@@ -135,29 +135,29 @@ def test_a_value_must_be_a_number_in_its_widgets_range_and_whole_for_a_whole_num
 @pytest.mark.parametrize("value", ["inf", "1e999"])
 def test_the_softmax_page_resets_a_to_its_default_and_says_which_link_value_it_dropped(value):
     at = run_page("pages/softmax_saturation.py", {"a": value, "temp": "0.5"})
-    assert at.number_input(key="a").value == 10.0
-    assert at.slider(key="temp").value == 0.5  # a usable value beside it is kept
+    assert at.select_slider(key="a").value == 10.0
+    assert at.select_slider(key="temp").value == 0.5  # a usable value beside it is kept
     assert [info.value for info in at.info] == [
-        f"Link value a\\={value} was not a usable number here and was reset to its default."
+        f"Link value a\\={value} was not usable here and was reset to its default."
     ]
 
 
 def test_several_bad_link_values_are_named_in_one_line_with_visitor_text_escaped():
     at = run_page("pages/similarity.py", {"t": "-inf", "k": "[x](http://e.vil)", "kmax": "5000", "n": "16"})
-    assert (at.number_input(key="t").value, at.number_input(key="k").value, at.slider(key="kmax").value) == (10, 5, 64)
-    assert at.slider(key="n").value == 16
+    assert (at.select_slider(key="t").value, at.select_slider(key="k").value) == (10, 5)
+    assert at.select_slider(key="kmax").value == 64 and at.select_slider(key="n").value == 16
     assert [info.value for info in at.info] == [
-        "Link values t\\=\\-inf, k\\=\\[x\\]\\(http\u200b\\://e\\.vil\\), kmax\\=5000 were not usable numbers here and "
-        "were reset to their defaults."
+        "Link values t\\=\\-inf, k\\=\\[x\\]\\(http\u200b\\://e\\.vil\\), kmax\\=5000 were not usable here and were "
+        "reset to their defaults."
     ]
 
 
 def test_the_smallest_d_on_the_similarity_page_computes_from_a_link_and_from_the_slider():
     at = run_page("pages/similarity.py", {"d": "2", "scale": "16"})
-    assert at.slider(key="d").value == 2 and not at.info
-    at.slider(key="d").set_value(4).run()
-    at.slider(key="d").set_value(2).run()
-    assert not at.exception and at.slider(key="d").value == 2
+    assert at.select_slider(key="d").value == 2 and not at.info
+    at.select_slider(key="d").set_value(4).run()
+    at.select_slider(key="d").set_value(2).run()
+    assert not at.exception and at.select_slider(key="d").value == 2
     caption = next(c.value for c in at.caption if c.value.startswith("At the largest offset"))
     assert "NTK-aware scaling" in caption
 
@@ -197,10 +197,10 @@ def test_home_tokens_written_as_links_and_images_show_as_text_in_markdown_and_fi
     at.text_input(key="demo_tokens").set_value("x " * 3000).run()
     assert not at.exception and not at.info
     assert [error.value for error in at.error] == [
-        "Tokens: The token text is 6,000 characters, over the limit of 500 characters. Type a short sentence. "
+        "Words: The token text is 6,000 characters, over the limit of 500 characters. Type a short sentence. "
         'Showing "dog bites man" instead.'
     ]
-    assert next(m.value for m in at.markdown if m.value.startswith("Shuffled:")) == "Shuffled: **man dog bites**"
+    assert next(m.value for m in at.markdown if m.value.startswith("Shuffled:")) == "Shuffled: **dog man bites**"
 
 
 def test_token_text_over_the_limit_is_refused_before_it_is_split():

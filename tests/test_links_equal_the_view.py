@@ -63,7 +63,7 @@ def test_choices_a_widget_cannot_take_and_a_foreign_key_are_named_in_one_line_an
         "pages/similarity.py", {"base": "123", "scheme": "[x](http://e.vil)", "scale": "8", "d": "64", "foo": "1"}
     )
     assert (at.select_slider(key="base").value, at.selectbox(key="scheme").value) == (10_000, "learned (init)")
-    assert (at.select_slider(key="scale").value, at.slider(key="d").value) == (8, 64)  # usable values are kept
+    assert (at.select_slider(key="scale").value, at.select_slider(key="d").value) == (8, 64)  # usable values stay
     assert [info.value for info in at.info] == [
         "Link values base\\=123, scheme\\=\\[x\\]\\(http\u200b\\://e\\.vil\\) were not usable here and were reset "
         "to their defaults. Link value foo\\=1 is not a setting of this page and was removed."
@@ -90,9 +90,9 @@ def test_a_toggle_takes_true_or_false_in_any_case_and_names_anything_else(value,
 
 
 def test_a_valid_link_is_taken_whole_and_shows_no_line():
-    at = run_page("pages/softmax_saturation.py", {"dk": "64", "mc": "500", "n": "4096", "a": "2.5", "scores": "1, 2"})
+    at = run_page("pages/softmax_saturation.py", {"dk": "64", "mc": "500", "n": "4096", "a": "2", "scores": "1, 2"})
     assert (at.select_slider(key="dk").value, at.select_slider(key="mc").value) == (64, 500)
-    assert (at.select_slider(key="n").value, at.number_input(key="a").value) == (4096, 2.5)
+    assert (at.select_slider(key="n").value, at.select_slider(key="a").value) == (4096, 2)
     assert not at.info
 
 
@@ -102,22 +102,22 @@ def test_a_valid_link_is_taken_whole_and_shows_no_line():
 def test_a_setting_of_one_page_does_not_follow_the_visitor_to_another_page_or_its_link():
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
     at.switch_page("pages/similarity.py").run()
-    for key, widget, value in (("d", at.slider, 64), ("t", at.number_input, 20)):
-        widget(key=key).set_value(value).run()
+    for key, value in (("d", 64), ("t", 20)):
+        at.select_slider(key=key).set_value(value).run()
         at.query_params[key] = str(value)  # as the browser writes a changed value into the address
         at.run()
-    assert (at.slider(key="d").value, at.number_input(key="t").value) == (64, 20)
+    assert (at.select_slider(key="d").value, at.select_slider(key="t").value) == (64, 20)
     at.switch_page("pages/encoding_matrix.py").run()
     assert not at.exception
-    assert (at.slider(key="d").value, at.number_input(key="t").value) == (128, 10)  # the page's own defaults
+    assert (at.select_slider(key="d").value, at.select_slider(key="t").value) == (128, 10)  # the page's defaults
     assert not at.info  # carried values leave silently (the address itself: the browser test below)
     at.switch_page("pages/wavelengths.py").run()
-    assert at.slider(key="d").value == 512
+    assert at.select_slider(key="d").value == 512
 
 
 def test_a_link_into_a_page_keeps_its_values_when_it_is_the_first_page_of_a_session():
     at = run_page("pages/encoding_matrix.py", {"d": "64", "t": "20"})
-    assert (at.slider(key="d").value, at.number_input(key="t").value) == (64, 20) and not at.info
+    assert (at.select_slider(key="d").value, at.select_slider(key="t").value) == (64, 20) and not at.info
 
 
 # --- the browser's Back and Forward ------------------------------------------------------------------------------

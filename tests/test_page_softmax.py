@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from core.explain import attention
 from tests import apptest_utils
 from tests.apptest_utils import as_array, figure_traces
 
@@ -26,16 +27,24 @@ def metric(app: AppTest, label_start: str) -> float:
     return float(matches[0].value.split()[0])
 
 
+def variance_caption(app: AppTest) -> tuple[float, float]:
+    """Var(q·k) and Var(q·k/√d_k) at d_k = 1024 as the caption under the variance figure states them."""
+    (caption,) = [c.value for c in app.caption if c.value.startswith("At d_k = 1024")]
+    unscaled = float(caption.split("Var(q·k) = ")[1].split(" ")[0])
+    scaled = float(caption.split("Var(q·k/√d_k) = ")[1].split(" ")[0])
+    return unscaled, scaled
+
+
 def test_defaults_state_the_published_numbers():
     app = run_page()
-    for a, y3 in PUBLISHED_Y3.items():
-        assert metric(app, f"y3 at a = {a}") == pytest.approx(y3, abs=1e-12)
+    text = " ".join(m.value for m in app.markdown)
+    assert f"y3 = {PUBLISHED_Y3['10']:.5f} at a = 10" in text  # 0.99991, the paper's example, rounded to read
     # a = 10: the largest Jacobian entry is 2·p·q with p = 1/(2 + e^10), q = 1/(1 + 2e^(−10))
     p, q = 1 / (2 + math.exp(10)), 1 / (1 + 2 * math.exp(-10))
-    assert metric(app, "largest |∂y_i/∂s_j| at a = 10") == pytest.approx(2 * p * q, rel=1e-3)
-    variance = metric(app, "Var(q·k) at d_k = 1024")
+    assert metric(app, "largest |∂y_i/∂s_j| at this a") == pytest.approx(2 * p * q, rel=1e-3)
+    variance, scaled = variance_caption(app)
     assert abs(variance - 1024) < 4 * math.sqrt((2 * 1024**2 + 6 * 1024) / 2000)  # 4 standard errors
-    assert metric(app, "Var(q·k/√d_k) at d_k = 1024") == pytest.approx(variance / 1024, abs=1e-3)
+    assert scaled == pytest.approx(variance / 1024, abs=0.01)
     # scores 1, 2, 3, 4 at d_k = 1, temperature 1: the weights are e^i / Σ e^j
     weights = np.exp([1.0, 2.0, 3.0, 4.0]) / np.exp([1.0, 2.0, 3.0, 4.0]).sum()
     assert metric(app, "largest weight") == pytest.approx(weights.max(), abs=1e-4)
@@ -49,22 +58,29 @@ def test_defaults_state_the_published_numbers():
 
 def test_a_control_moves_the_marker_and_the_jacobian_numbers():
     app = run_page()
-    app.number_input(key="a").set_value(100.0).run()
+    app.select_slider(key="a").set_value(100).run()
     assert not app.exception
-    assert metric(app, "largest |∂y_i/∂s_j| at a = 100") == pytest.approx(2 * math.exp(-100), rel=1e-3)
-    marker = figure_traces(app, "softmax_saturation")[-1]
-    np.testing.assert_array_equal(as_array(marker["x"]), [100.0, 100.0])
-    app.number_input(key="a").set_value(1000.0).run()  # no overflow: the page still renders
+    assert metric(app, "largest |∂y_i/∂s_j| at this a") == pytest.approx(2 * math.exp(-100), rel=1e-3)
+    for name in ("softmax_saturation", "jacobian_collapse"):
+        np.testing.assert_array_equal(as_array(figure_traces(app, name)[-1]["x"]), [100.0, 100.0])
+    app.select_slider(key="a").set_value(1000).run()  # no overflow: the page still renders
     assert not app.exception
-    assert metric(app, "largest |∂y_i/∂s_j| at a = 1000") == 0.0
+    assert metric(app, "largest |∂y_i/∂s_j| at this a") == 0.0
+
+
+def test_every_step_of_a_moves_the_marker_visibly():
+    steps = attention.A_CHOICES
+    assert all(later / earlier <= 2.5 for earlier, later in zip(steps, steps[1:]))  # 1-2-5: no invisible step
+    assert steps[0] == 0.01 and steps[-1] == 1000
+    assert [str(step) for step in steps[6:9]] == ["1", "2", "5"]  # as a link writes them
 
 
 def test_monte_carlo_samples_control():
     app = run_page()
-    before = metric(app, "Var(q·k) at d_k = 1024")
+    before, _ = variance_caption(app)
     app.select_slider(key="mc").set_value(500).run()
     assert not app.exception
-    after = metric(app, "Var(q·k) at d_k = 1024")
+    after, _ = variance_caption(app)
     assert after != before
     assert abs(after - 1024) < 4 * math.sqrt((2 * 1024**2 + 6 * 1024) / 500)
 
@@ -78,7 +94,7 @@ def test_score_row_controls():
     assert metric(app, "largest |∂y_i/∂s_j|") == pytest.approx(0.25, rel=1e-3)  # y(1 − y) at y = 1/2
     app.text_input(key="scores").input("0, 4").run()
     app.select_slider(key="dk").set_value(4).run()
-    app.slider(key="temp").set_value(2.0).run()
+    app.select_slider(key="temp").set_value(2).run()
     assert not app.exception
     # logits 0 and 4/(2·√4) = 1: the larger weight is e/(1 + e)
     assert metric(app, "largest weight") == pytest.approx(math.e / (1 + math.e), abs=1e-4)
@@ -113,12 +129,12 @@ def test_sequence_length_control():
 
 
 def test_deep_link_restores_every_control():
-    app = run_page(a="2.5", mc="1000", scores="3, 1", dk="16", temp="0.5", n="512")
-    assert app.number_input(key="a").value == 2.5
+    app = run_page(a="2", mc="1000", scores="3, 1", dk="16", temp="0.5", n="512")
+    assert app.select_slider(key="a").value == 2
     assert app.select_slider(key="mc").value == 1000
     assert app.text_input(key="scores").value == "3, 1"
     assert app.select_slider(key="dk").value == 16
-    assert app.slider(key="temp").value == 0.5
+    assert app.select_slider(key="temp").value == 0.5
     assert app.select_slider(key="n").value == 512
     # logits 3/(0.5·4) = 1.5 and 0.5: the larger weight is 1/(1 + e^(−1))
     assert metric(app, "largest weight") == pytest.approx(1 / (1 + math.exp(-1)), abs=1e-4)

@@ -3,7 +3,8 @@
 - `show_figure`: a plotly figure, without Plotly's mode bar (it covered titles on a phone), and the data it draws.
 - `data_section`: gathers the data of every figure shown inside it into ONE download for the section, instead of
   a button under each small figure. Outside a section, `show_figure` offers its own CSV as before.
-- `page_intro`: the title and the one- or two-sentence idea beside it; `next_page_link`: the guided path onward.
+- `page_intro`: the title and the one- or two-sentence idea beside it; `next_page_link`: the guided path onward;
+  `going_further`: the heading under which a page keeps its side topics, after the story.
 Widgets themselves are called directly in the pages with `bind="query-params"` and a short, stable key:
 that key is the URL parameter name, a public contract for shared links. A page writes the range of each number
 widget once, in its LINK_NUMBERS, which the widget and ui.entry.use_app_navigation's link check both read.
@@ -71,7 +72,8 @@ def show_figure(figure: go.Figure, data: pd.DataFrame, name: str) -> None:
     if house and figure.layout.title.text:
         # The title as a line of the page, which wraps on a phone; inside the figure it collided with the
         # legend and the panel titles at 390 px.
-        st.markdown(f"**{markdown_literal(figure.layout.title.text)}**")
+        # Keyed, so a live view (ui/live) can rewrite the title while a control moves.
+        st.container(key=f"figtitle_{name}").markdown(f"**{markdown_literal(figure.layout.title.text)}**")
         figure.layout.title.text = None
     st.plotly_chart(figure, key=f"fig_{name}", config=CHART_CONFIG, theme=None if house else "streamlit")
     if _sections():
@@ -114,6 +116,14 @@ def next_page_link(path: str) -> None:
         # A Page of the absolute path works through app.py's navigation and when a page runs alone (AppTest).
         page = st.Page(ROOT / room.path, title=room.title, icon=room.icon)
         st.page_link(page, label=f"Next: **{room.title}**", icon=":material/arrow_forward:")
+
+
+@contextmanager
+def going_further() -> Iterator[None]:
+    """The page's side topics, after its story: one heading, so the main path reads first."""
+    st.divider()
+    st.header("Going further")
+    yield
 
 
 def show_table(table: pd.DataFrame, name: str, hide_index: bool = True) -> None:

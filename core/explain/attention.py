@@ -26,8 +26,9 @@ MAX_SEQUENCE = 16_384
 MAX_SAMPLES = 1_000_000
 SATURATION_SEED_A = (1.0, 10.0, 100.0)
 # The Softmax page's scale a and temperature: 1-2-5 steps on a log scale, so each step visibly moves the figure.
-A_CHOICES = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0, 1000.0)
-TEMPERATURE_CHOICES = (0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0, 10.0)
+# Whole values are ints: a slider shows and a link writes str(option), "10" rather than "10.0".
+A_CHOICES = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
+TEMPERATURE_CHOICES = (0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1, 1.5, 2, 3, 5, 10)
 D_K_CHOICES = tuple(2**i for i in range(13))  # 1 .. 4096
 
 

@@ -31,6 +31,61 @@ SCHEME_IDEAS = {
 }
 
 
+# The pages' positions and offsets: a ladder that steps by one near 0 and by about a third further out, so a drag
+# from 0 to 1024 passes every small offset and still reaches far.
+POSITION_LADDER = (
+    0,
+    1,
+    2,
+    3,
+    4,
+    5,
+    6,
+    8,
+    10,
+    12,
+    16,
+    20,
+    24,
+    32,
+    40,
+    48,
+    64,
+    80,
+    96,
+    128,
+    160,
+    192,
+    256,
+    320,
+    384,
+    512,
+    640,
+)
+POSITION_LADDER += (768, 1024)
+OFFSETS_SHOWN_CHOICES = (8, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512)
+CURVE_STARTS = 4  # starting positions drawn on the curves, spread over the text
+ROUNDING = 1e-9  # curves closer than this, relative to their size, are the same curve up to float64 rounding
+
+
+def curve_starts(n_positions: int, count: int = CURVE_STARTS) -> np.ndarray:
+    """`count` starting positions spread evenly over 0 .. n - 1 (rounded half to even, repeats dropped)."""
+    return np.unique(np.linspace(0, n_positions - 1, count).round().astype(int))
+
+
+def coincidence_note(curves: np.ndarray, closed_form: np.ndarray | None) -> str:
+    """What a figure of `curves` (one row per start) should say inside it: that the starts coincide, and with the
+    closed form, up to rounding; nothing where they do not."""
+    curves = np.asarray(curves, dtype=np.float64)
+    size = max(1.0, float(np.abs(curves).max()))
+    if curves.shape[0] < 2 or spread_across_starts(curves) > ROUNDING * size:
+        return ""
+    starts = f"the {curves.shape[0]} starts give one curve"
+    if closed_form is not None and float(np.abs(curves - closed_form).max()) <= ROUNDING * size:
+        return starts + " and the closed form, equal up to rounding"
+    return starts + ", equal up to rounding"
+
+
 def _check_even(d_model: int, what: str) -> None:
     if d_model % 2:
         raise ValueError(f"d_model must be even for {what} (the last sine has no cosine partner), got {d_model}")

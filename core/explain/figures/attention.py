@@ -55,42 +55,48 @@ def _paired_lines(x: np.ndarray, red: tuple, blue: tuple) -> list[go.Scatter]:
     return traces
 
 
-def saturation_curves(a: np.ndarray, outputs: np.ndarray, marked_a: float | None = None) -> go.Figure:
-    """softmax([a, a, 2a]) against a: outputs is (len(a), 3); y1 = y2, so one line covers both."""
+def _marker(x: float, y_range: tuple[float, float], name: str, **axes) -> go.Scatter:
+    return go.Scatter(x=[x, x], y=list(y_range), mode="lines", line=dict(color="grey", dash="dot"), name=name, **axes)
+
+
+def saturation_curves(a: np.ndarray, outputs: np.ndarray, marked_a: float) -> go.Figure:
+    """softmax([a, a, 2a]) against a: outputs is (len(a), 3); y1 = y2, so one line covers both. The third trace
+    marks `marked_a` (the live view moves it)."""
     traces = [
         go.Scatter(x=a, y=outputs[:, 2], mode="lines", name="y3 (score 2a)", line=dict(color=UNSCALED)),
         go.Scatter(x=a, y=outputs[:, 0], mode="lines", name="y1 = y2 (score a)", line=dict(color=SCALED)),
+        _marker(marked_a, (0.0, 1.0), f"a = {marked_a:g}"),
     ]
-    if marked_a is not None:
-        traces.append(
-            go.Scatter(
-                x=[marked_a, marked_a],
-                y=[0.0, 1.0],
-                mode="lines",
-                line=dict(color="grey", dash="dot"),
-                name=f"a = {marked_a:g}",
-            )
-        )
     layout = house_layout(
         "softmax([a, a, 2a]) against a",
         400,
-        xaxis=_axis("a (log)", type="log", dtick="D2"),
+        xaxis=_axis("a (log scale)", type="log", dtick=1),
         yaxis=_axis("softmax output", range=[-0.02, 1.02]),
     )
     return go.Figure(traces, layout)
 
 
-def jacobian_collapse(a: np.ndarray, max_abs: np.ndarray, norm: np.ndarray) -> go.Figure:
-    """Largest |∂y_i/∂s_j| and the Frobenius norm of the Jacobian against a, both on log axes."""
+def jacobian_collapse(a: np.ndarray, max_abs: np.ndarray, norm: np.ndarray, marked_a: float) -> go.Figure:
+    """Largest |∂y_i/∂s_j| and the Frobenius norm of the Jacobian against a, both on log axes (a tick every
+    hundred decades of the y axis, which spans hundreds), and `marked_a` marked."""
+    floor = float(np.min(max_abs[max_abs > 0]))
     traces = [
         go.Scatter(x=a, y=max_abs, mode="lines", name="largest |∂y_i/∂s_j|", line=dict(color=UNSCALED)),
         go.Scatter(x=a, y=norm, mode="lines", name="‖J‖ (Frobenius)", line=dict(color=SCALED, dash="dash")),
+        _marker(marked_a, (floor, 1.0), f"a = {marked_a:g}"),
     ]
+    decades = np.log10(floor)
     layout = house_layout(
         "The Jacobian collapses",
         400,
-        xaxis=_axis("a (log)", type="log", dtick="D2"),
-        yaxis=_axis("Jacobian size (log)", type="log", exponentformat="power", dtick=2),
+        xaxis=_axis("a (log scale)", type="log", dtick=1),
+        yaxis=_axis(
+            "Jacobian size (log scale)",
+            type="log",
+            exponentformat="power",
+            tickmode="array",
+            tickvals=[10.0**e for e in range(0, int(decades) - 1, -50)],
+        ),
     )
     return go.Figure(traces, layout)
 

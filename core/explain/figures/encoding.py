@@ -6,7 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from core.plotting import SIGNED_COLORSCALE, standard_layout
+from core.plotting import PALETTE, SIGNED_COLORSCALE, house_layout, standard_layout
 
 _layout = standard_layout  # the house style: readable text, short titles, legend above the plot
 
@@ -39,23 +39,52 @@ def encoding_heatmap(
 
 
 def dimension_waves(
-    positions: np.ndarray, columns: np.ndarray, dimensions: list[int], wavelengths: np.ndarray
+    fine_positions: np.ndarray,
+    curves: np.ndarray,
+    positions: np.ndarray,
+    samples: np.ndarray,
+    dimensions: list[int],
+    wavelengths: np.ndarray,
 ) -> go.Figure:
-    """One line per chosen dimension over position: columns is (positions, len(dimensions))."""
-    figure = go.Figure()
+    """Each chosen dimension as its true curve over continuous position (`curves` is (len(fine_positions),
+    len(dimensions))) and, as dots of the same colour, the values the encoding takes at the whole positions
+    (`samples` is (len(positions), len(dimensions)); `positions` may be empty when they are too dense to show).
+    Traces come in pairs, curve then dots, in the order of `dimensions` (the live view restyles them so)."""
+    traces = []
     for j, dim in enumerate(dimensions):
         kind = "sin" if dim % 2 == 0 else "cos"
-        figure.add_trace(
+        colour = PALETTE[j % len(PALETTE)]
+        traces.append(
             go.Scatter(
-                x=positions,
-                y=columns[:, j],
+                x=fine_positions,
+                y=curves[:, j],
                 mode="lines",
+                line=dict(color=colour, width=1.5),
                 name=f"dim {dim} ({kind}, λ {wavelengths[j]:.4g})",
+                legendgroup=str(dim),
+                hovertemplate="position %{x:.2f}<br>value %{y:.4f}<extra></extra>",
             )
         )
-    figure.update_xaxes(title="position")
-    figure.update_yaxes(title="PE value", range=[-1.05, 1.05])
-    return _layout(figure, "One wave per dimension", height=440)
+        traces.append(
+            go.Scatter(
+                x=positions,
+                y=samples[:, j] if len(positions) else [],
+                mode="markers",
+                marker=dict(color=colour, size=5),
+                name=f"dim {dim} at whole positions",
+                legendgroup=str(dim),
+                showlegend=False,
+                hovertemplate="position %{x}<br>value %{y:.4f}<extra></extra>",
+            )
+        )
+    layout = house_layout(
+        "One wave per dimension",
+        440,
+        xaxis=dict(title=dict(text="position")),
+        yaxis=dict(title=dict(text="PE value"), range=[-1.1, 1.1]),
+        hovermode="closest",
+    )
+    return go.Figure(traces, layout)
 
 
 def position_vector(vector: np.ndarray, position: int) -> go.Figure:
@@ -67,8 +96,12 @@ def position_vector(vector: np.ndarray, position: int) -> go.Figure:
 
 
 def wavelength_plot(pair_index: np.ndarray, wavelengths: np.ndarray, base: float, d_model: int) -> go.Figure:
-    """Wavelength per sin/cos pair on a log axis (frequency on hover), shortest and longest marked by value."""
-    figure = go.Figure(
+    """Wavelength per sin/cos pair on a log axis (frequency on hover), the shortest and longest marked and labelled
+    inside the plot, and base·2π as a dotted line labelled at its left end, away from the longest label at the
+    right. Three traces in this order (the live view restyles them): the wavelengths, the two ends, base·2π."""
+    ends = [0, len(wavelengths) - 1]
+    ceiling = base * 2 * np.pi
+    traces = [
         go.Scatter(
             x=pair_index,
             y=wavelengths,
@@ -79,32 +112,42 @@ def wavelength_plot(pair_index: np.ndarray, wavelengths: np.ndarray, base: float
             hovertemplate=(
                 "pair %{x}<br>λ = %{y:,.4g} positions<br>frequency %{customdata:.4g} cycles/position<extra></extra>"
             ),
-        )
-    )
-    ends = [0, len(wavelengths) - 1]
-    figure.add_trace(
+        ),
         go.Scatter(
             x=pair_index[ends],
             y=wavelengths[ends],
             mode="markers+text",
             marker=dict(size=10, color="#b5504b"),
-            text=[f"shortest {wavelengths[0]:,.3f}", f"longest {wavelengths[-1]:,.1f}"],
-            textposition=["middle right", "middle left"],
-            showlegend=False,
+            text=[f"shortest {wavelengths[0]:,.2f}", f"longest {wavelengths[-1]:,.0f}"],
+            textposition=["middle right", "bottom left"],
+            name="the two ends",
             hoverinfo="skip",
-        )
+        ),
+        go.Scatter(
+            x=[pair_index[0], pair_index[-1]],
+            y=[ceiling, ceiling],
+            mode="lines+text",
+            line=dict(color="grey", dash="dot"),
+            text=[f"base·2π = {ceiling:,.0f}", ""],
+            textposition="top right",
+            name="base·2π",
+            hoverinfo="skip",
+        ),
+    ]
+    layout = house_layout(
+        f"Wavelengths, base {base:,.0f}, d {d_model}",
+        440,
+        showlegend=False,
+        xaxis=dict(title=dict(text="pair index i (dimensions 2i and 2i+1)")),
+        # a decade of headroom above base·2π keeps its label inside the plot
+        yaxis=dict(
+            title=dict(text="wavelength in positions (log scale)"),
+            type="log",
+            dtick=1,
+            range=[0, np.log10(ceiling) + 0.6],
+        ),
     )
-    figure.add_hline(
-        y=base * 2 * np.pi,
-        line_dash="dot",
-        line_color="grey",
-        annotation_text=f"base·2π = {base * 2 * np.pi:,.1f}",
-        annotation_position="bottom right",
-    )
-    figure.update_xaxes(title="pair index i (dimensions 2i and 2i+1)")
-    figure.update_yaxes(title="wavelength in positions (log)", type="log")
-    figure.update_layout(showlegend=False)
-    return _layout(figure, f"Wavelengths, base {base:g}, d {d_model}", height=440)
+    return go.Figure(traces, layout)
 
 
 def binary_counter(positions: np.ndarray, bits: np.ndarray, fine_positions: np.ndarray, waves: np.ndarray) -> go.Figure:

@@ -48,6 +48,16 @@ def shuffle_demo(demo: ShuffleDemo) -> go.Figure:
     return standard_layout(figure, "One attention layer, random weights", height=height)
 
 
+ROUNDING = 1e-9  # outputs closer than this are the same up to float64 rounding
+
+
+def demo_verdict(largest_difference: float) -> str:
+    """What the demo's two panels show, in words: equal up to rounding, or how far apart."""
+    if largest_difference <= ROUNDING:
+        return "Identical up to rounding: the same outputs, only in another order."
+    return f"Different: moving the words changes their outputs by up to {largest_difference:.2f}."
+
+
 def _small(figure: go.Figure, title: str) -> go.Figure:
     figure.update_layout(house_layout(title, SMALL))
     return figure

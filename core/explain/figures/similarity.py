@@ -22,6 +22,9 @@ def _layout(title: str, x_title: str, y_title: str, height: int = 420, **axes) -
     )
 
 
+LINE_DASHES = ("solid", "dash", "dot", "dashdot")
+
+
 def offset_curves(
     offsets: np.ndarray,
     starts: np.ndarray,
@@ -30,28 +33,43 @@ def offset_curves(
     title: str,
     closed_form: np.ndarray | None = None,
     closed_form_label: str = "closed form",
+    note: str = "",
 ) -> go.Figure:
-    """One line per start t over offset k (curves is (len(starts), len(offsets))), and the closed form as
-    dots on top: when the lines coincide the score depends on k alone."""
+    """One line per start t over offset k (curves is (len(starts), len(offsets))), and the closed form as dots on
+    top. Lines that coincide stay visible: the first start is drawn widest and each later one narrower and
+    dashed, so four equal curves read as one striped line, and `note` says so inside the plot. The closed-form
+    trace is always there (hidden when there is none), so a live view restyles a fixed list of traces."""
     traces = [
-        go.Scatter(x=offsets, y=curves[row], mode="lines", name=f"t = {start}") for row, start in enumerate(starts)
-    ]
-    if closed_form is not None:
-        traces.append(
-            go.Scatter(
-                x=offsets,
-                y=closed_form,
-                mode="markers",
-                marker=dict(size=5, color="black", symbol="circle-open"),
-                name=closed_form_label,
-            )
+        go.Scatter(
+            x=offsets,
+            y=curves[row],
+            mode="lines",
+            line=dict(width=7 - 1.5 * row, dash=LINE_DASHES[row % len(LINE_DASHES)]),
+            name=f"t = {start}",
         )
-    return go.Figure(traces, _layout(title, "offset k", y_title))
+        for row, start in enumerate(starts)
+    ]
+    traces.append(
+        go.Scatter(
+            x=offsets,
+            y=closed_form if closed_form is not None else [],
+            mode="markers",
+            marker=dict(size=5, color="black", symbol="circle-open"),
+            name=closed_form_label,
+            visible=closed_form is not None,
+        )
+    )
+    layout = _layout(title, "offset k", y_title)
+    layout["annotations"] = [
+        dict(text=note, xref="paper", yref="paper", x=0.99, y=0.97, xanchor="right", yanchor="top", showarrow=False)
+    ]
+    return go.Figure(traces, layout)
 
 
 def similarity_heatmap(matrix: np.ndarray, positions: np.ndarray, title: str, value_label: str) -> go.Figure:
-    """Position × position heatmap; `positions` labels the rows and columns kept (strided when large).
-    The colour scale is centred on 0 so positive and negative scores read alike. Float32 halves the payload."""
+    """Position × position heatmap; `positions` labels the rows and columns kept (strided when large). Square
+    cells that fill their axes (the axes shrink to the square instead of padding it with empty space), and the
+    colour scale is centred on 0 so positive and negative scores read alike. Float32 halves the payload."""
     limit = float(np.abs(matrix).max()) or 1.0
     heatmap = go.Heatmap(
         z=matrix.astype(np.float32),
@@ -63,30 +81,42 @@ def similarity_heatmap(matrix: np.ndarray, positions: np.ndarray, title: str, va
         colorbar=dict(title=dict(text=value_label)),
         hovertemplate="m %{y}<br>n %{x}<br>" + value_label + " %{z:.4f}<extra></extra>",
     )
-    layout = _layout(title, "position n", "position m", height=520, yaxis=dict(autorange="reversed", scaleanchor="x"))
+    layout = _layout(
+        title,
+        "position n",
+        "position m",
+        height=520,
+        xaxis=dict(constrain="domain"),
+        yaxis=dict(autorange="reversed", scaleanchor="x", constrain="domain"),
+    )
     return go.Figure(heatmap, layout)
 
 
 def shift_vectors(
     pe_start: np.ndarray, shifted: np.ndarray, pe_target: np.ndarray, start: int, offset: int
 ) -> go.Figure:
-    """PE(t), M_k·PE(t) and PE(t+k) over the dimensions: the last two lie on top of each other."""
+    """PE(t), PE(t+k) and M_k·PE(t), one value per dimension: PE(t) as grey rings, PE(t+k) as blue bars and
+    M_k·PE(t) as red crosses, which land on the tops of the bars. Three traces in this order."""
     dimensions = np.arange(pe_start.size)
     traces = [
-        go.Scatter(x=dimensions, y=pe_start, mode="lines", line=dict(color="#BBBBBB"), name=f"PE({start})"),
         go.Scatter(
-            x=dimensions, y=pe_target, mode="lines", line=dict(width=4, color="#4C78A8"), name=f"PE({start + offset})"
+            x=dimensions,
+            y=pe_start,
+            mode="markers",
+            marker=dict(size=7, color="#9a9a9a", symbol="circle-open"),
+            name=f"PE({start})",
         ),
+        go.Bar(x=dimensions, y=pe_target, marker_color="#4C78A8", name=f"PE({start + offset})"),
         go.Scatter(
             x=dimensions,
             y=shifted,
             mode="markers",
-            marker=dict(size=4, color="#E45756"),
+            marker=dict(size=7, color="#E45756", symbol="x-thin", line=dict(width=2, color="#E45756")),
             name=f"M_{offset}·PE({start})",
         ),
     ]
     title = f"One rotation carries PE({start}) to PE({start + offset})"
-    return go.Figure(traces, _layout(title, "dimension", "value", height=360, yaxis=dict(range=[-1.05, 1.05])))
+    return go.Figure(traces, _layout(title, "dimension", "value", height=360, yaxis=dict(range=[-1.1, 1.1])))
 
 
 def beyond_trained(offsets: np.ndarray, curves: dict[str, np.ndarray], train_len: int, title: str) -> go.Figure:

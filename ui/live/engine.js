@@ -1,0 +1,354 @@
+// The live engine: watches the page's own Streamlit widgets and redraws the page's Plotly figures in the browser
+// while a control moves. Streamlit still owns every widget (its URL binding, Back and links keep working): a
+// slider sends its value to the server on release, and the server's rerun then draws the same figure again. The
+// engine only closes the gap in between, from the DOM the widgets already keep current during a drag.
+//
+// One engine per browser tab (window.__peLabLive), installed by the first page that mounts a live view; each
+// mount hands it that page's view (ui/live/views/*.js), its controls and the server's constants.
+
+const engine = (() => {
+  const state = (window.__peLabLive = window.__peLabLive || {
+    draws: [], // one entry per redraw: {view, input_at, drawn_at, painted_at, figures}
+    lastInputAt: null,
+    installed: false,
+    mount: null, // {view, controls, data, last}
+    pending: new Map(), // figure name -> redraw waiting until the figure is on screen
+    linked: new WeakSet(),
+  });
+  state.kernels = kernels;
+
+  const rootOf = (key) => document.querySelector(`.st-key-${CSS.escape(key)}`);
+  const byLabel = (spec, label) => {
+    const index = (spec.labels || spec.options.map(String)).indexOf(label);
+    return index < 0 ? undefined : spec.options[index];
+  };
+  const readers = {
+    slider: (root) => {
+      const input = root.querySelector("input[type=range]");
+      return input ? Number(input.value) : undefined;
+    },
+    index_slider: (root) => {
+      const input = root.querySelector("input[type=range]");
+      return input ? Number(input.value) : undefined;
+    },
+    select_slider: (root, spec) => {
+      const input = root.querySelector("input[type=range]");
+      return input ? spec.options[Number(input.value)] : undefined;
+    },
+    number: (root, spec) => {
+      const input = root.querySelector("input[type=number]");
+      const value = input && input.value !== "" ? Number(input.value) : NaN;
+      if (!Number.isFinite(value)) return undefined;
+      return Math.min(spec.max ?? Infinity, Math.max(spec.min ?? -Infinity, value));
+    },
+    toggle: (root) => {
+      const input = root.querySelector("input[type=checkbox]");
+      return input ? input.checked : undefined;
+    },
+    selectbox: (root, spec) => {
+      const input = root.querySelector("input[role=combobox]");
+      return input ? byLabel(spec, input.value) : undefined;
+    },
+    radio: (root, spec) => {
+      const input = root.querySelector("input[type=radio]:checked");
+      return input ? spec.options[Number(input.value)] : undefined;
+    },
+    segmented: (root, spec) => {
+      const button = root.querySelector("button[aria-checked=true]");
+      return button ? byLabel(spec, button.innerText.trim()) : undefined;
+    },
+    multiselect: (root, spec) =>
+      [...root.querySelectorAll("[data-tag] > span[title]")].map((tag) => byLabel(spec, tag.title)).filter((v) => v !== undefined),
+    text: (root) => {
+      const input = root.querySelector("input[type=text], textarea");
+      return input ? input.value : undefined;
+    },
+  };
+
+  const readValues = (mount) => {
+    const values = {};
+    for (const [key, spec] of Object.entries(mount.controls)) {
+      const root = rootOf(key);
+      const value = root ? readers[spec.kind](root, spec) : undefined;
+      values[key] = value === undefined ? mount.data.values[key] : value;
+    }
+    return values;
+  };
+
+  const figureRoot = (name) => rootOf(`fig_${name}`);
+  const graph = (name) => {
+    const root = figureRoot(name);
+    return root ? root.querySelector(".js-plotly-plot") : null;
+  };
+  const onScreen = (element) => {
+    const box = element.getBoundingClientRect();
+    return box.bottom > 0 && box.top < window.innerHeight && box.height > 0;
+  };
+
+  // Figures off screen wait: during a drag only what the visitor sees is redrawn, the rest when it scrolls in or
+  // the drag rests. A figure's latest update replaces any older one still waiting.
+  const flushPending = () => {
+    for (const [name, redraw] of [...state.pending]) {
+      const gd = graph(name);
+      if (!gd || !onScreen(gd)) continue;
+      state.pending.delete(name);
+      redraw();
+    }
+  };
+  const drawn = [];
+  const apply = (name, update) => {
+    const gd = graph(name);
+    if (!gd || !window.Plotly) return;
+    if (!onScreen(gd)) {
+      state.pending.set(name, () => apply(name, update));
+      return;
+    }
+    state.pending.delete(name);
+    update(gd);
+    drawn.push(name);
+  };
+  // Heatmaps while a control moves: Plotly's heatmap costs about 2 ms per thousand cells to restyle, too slow for a
+  // frame. So during an interaction a heatmap's cells are painted on a canvas laid exactly over its axes (the same
+  // colour scale, one canvas pixel per cell, scaled without smoothing), Plotly keeps only a one-cell stand-in so
+  // that moving its axes stays cheap, and when the controls rest the real trace is restyled once and the canvas
+  // removed. What the visitor then hovers is Plotly's own heatmap again.
+  const parseColour = (text) => {
+    if (text.startsWith("#")) {
+      const hex = text.length === 4 ? text.slice(1).split("").map((c) => c + c).join("") : text.slice(1);
+      return [0, 2, 4].map((i) => parseInt(hex.slice(i, i + 2), 16));
+    }
+    return text.match(/[\d.]+/g).slice(0, 3).map(Number);
+  };
+  const colourTable = (scale) => {
+    const stops = scale.map(([at, colour]) => [Number(at), parseColour(colour)]);
+    const table = new Uint8ClampedArray(256 * 3);
+    for (let i = 0; i < 256; i += 1) {
+      const at = i / 255;
+      let k = 0;
+      while (k < stops.length - 2 && at > stops[k + 1][0]) k += 1;
+      const [a, ca] = stops[k];
+      const [b, cb] = stops[k + 1];
+      const f = b > a ? Math.min(1, Math.max(0, (at - a) / (b - a))) : 0;
+      for (let c = 0; c < 3; c += 1) table[3 * i + c] = ca[c] + f * (cb[c] - ca[c]);
+    }
+    return table;
+  };
+  const overlays = new Map(); // figure name -> {gd, canvas, exact}
+  const axisRange = (values, reversed) => {
+    const step = values.length > 1 ? values[1] - values[0] : 1;
+    const range = [values[0] - step / 2, values[values.length - 1] + step / 2];
+    return reversed ? [range[1], range[0]] : range;
+  };
+  const paintHeatmap = (name, gd, trace, cells) => {
+    const full = gd._fullData[trace];
+    const xa = gd._fullLayout[(full.xaxis || "x").replace("x", "xaxis")];
+    const ya = gd._fullLayout[(full.yaxis || "y").replace("y", "yaxis")];
+    let overlay = overlays.get(name);
+    const ranges = {};
+    let park = null;
+    if (!overlay || overlay.gd !== gd || !overlay.canvas.isConnected) {
+      const canvas = document.createElement("canvas");
+      canvas.className = "pe-live-heatmap";
+      canvas.style.cssText = "position:absolute;pointer-events:none;image-rendering:pixelated;";
+      const holder = gd.querySelector(".svg-container");
+      holder.insertBefore(canvas, holder.children[1] || null);
+      overlay = { gd, canvas, table: colourTable(full.colorscale), reversed: ya.autorange === "reversed", ranges: "" };
+      overlays.set(name, overlay);
+      park = { z: [[[cells.zmin]]], x: [[cells.x[0]]], y: [[cells.y[0]]] };
+    }
+    const { z, x, y, zmin, zmax } = cells;
+    ranges[`${xa._name}.range`] = axisRange(x, false);
+    ranges[`${ya._name}.range`] = axisRange(y, overlay.reversed);
+    // one Plotly call a frame at most, and none while the axes stay put (base or layout moved)
+    const rangeKey = JSON.stringify(ranges);
+    if (park) window.Plotly.update(gd, park, ranges, [trace]);
+    else if (rangeKey !== overlay.ranges) window.Plotly.relayout(gd, ranges);
+    overlay.ranges = rangeKey;
+    const canvas = overlay.canvas;
+    canvas.style.left = `${xa._offset}px`;
+    canvas.style.top = `${ya._offset}px`;
+    canvas.style.width = `${xa._length}px`;
+    canvas.style.height = `${ya._length}px`;
+    const rows = z.length;
+    const cols = z[0].length;
+    if (canvas.width !== cols || canvas.height !== rows) {
+      canvas.width = cols;
+      canvas.height = rows;
+    }
+    const image = canvas.getContext("2d").createImageData(cols, rows);
+    const pixels = image.data;
+    const scale = 255 / (zmax - zmin || 1);
+    for (let r = 0; r < rows; r += 1) {
+      const row = z[overlay.reversed ? r : rows - 1 - r];
+      for (let c = 0; c < cols; c += 1) {
+        const at = Math.round(Math.min(255, Math.max(0, (row[c] - zmin) * scale))) * 3;
+        const o = 4 * (r * cols + c);
+        pixels[o] = overlay.table[at];
+        pixels[o + 1] = overlay.table[at + 1];
+        pixels[o + 2] = overlay.table[at + 2];
+        pixels[o + 3] = 255;
+      }
+    }
+    canvas.getContext("2d").putImageData(image, 0, 0);
+    overlay.exact = () => {
+      window.Plotly.relayout(gd, {
+        [`${xa._name}.autorange`]: true,
+        [`${ya._name}.autorange`]: overlay.reversed ? "reversed" : true,
+      });
+      window.Plotly.restyle(gd, { z: [z], x: [x], y: [y] }, [trace]);
+    };
+  };
+  const settleHeatmaps = () => {
+    for (const [name, overlay] of [...overlays]) {
+      overlays.delete(name);
+      if (overlay.gd.isConnected && overlay.exact) overlay.exact();
+      overlay.canvas.remove();
+    }
+  };
+
+  const ctx = {
+    kernels,
+    // Run `draw` now if the figure is on screen, else when it scrolls in: the work of a figure nobody sees waits.
+    // (The server's rerun after the control is released redraws it anyway.)
+    when: (name, draw) => {
+      const gd = graph(name);
+      if (gd && onScreen(gd)) draw();
+      else if (gd) state.pending.set(name, draw);
+    },
+    restyle: (name, traceUpdate, traces) => apply(name, (gd) => window.Plotly.restyle(gd, traceUpdate, traces)),
+    // cells: {z (rows of values), x (column labels), y (row labels), zmin, zmax}; `trace` the heatmap's index
+    heatmap: (name, cells, trace = 0) =>
+      apply(name, (gd) =>
+        gd.isConnected && state.interacting
+          ? paintHeatmap(name, gd, trace, cells)
+          : window.Plotly.restyle(gd, { z: [cells.z], x: [cells.x], y: [cells.y] }, [trace])),
+    relayout: (name, layoutUpdate) => apply(name, (gd) => window.Plotly.relayout(gd, layoutUpdate)),
+    update: (name, traceUpdate, layoutUpdate, traces) =>
+      apply(name, (gd) => window.Plotly.update(gd, traceUpdate, layoutUpdate, traces)),
+    // The figure's title is a line of the page above it (ui.common.show_figure); it follows the figure.
+    title: (name, text) => {
+      const root = rootOf(`figtitle_${name}`);
+      const strong = root && root.querySelector("strong");
+      if (strong && strong.firstChild && strong.firstChild.nodeType === Node.TEXT_NODE) strong.firstChild.data = text;
+    },
+    // A number the page shows in st.metric inside a keyed container: its text node is replaced in place, so
+    // Streamlit's own next render finds the node it made.
+    metrics: (key, texts) => {
+      const root = rootOf(key);
+      if (!root) return;
+      root.querySelectorAll("[data-testid=stMetricValue]").forEach((value, i) => {
+        const walker = document.createTreeWalker(value, NodeFilter.SHOW_TEXT);
+        const node = walker.nextNode();
+        if (node && texts[i] !== undefined) node.data = texts[i];
+      });
+    },
+    graph,
+  };
+
+  let drawing = false;
+  let again = false;
+  const draw = () => {
+    const mount = state.mount;
+    if (!mount || !window.Plotly) return;
+    if (drawing) {
+      again = true;
+      return;
+    }
+    const values = readValues(mount);
+    const changed = Object.keys(values).filter((k) => JSON.stringify(values[k]) !== JSON.stringify(mount.last[k]));
+    if (!changed.length) return;
+    drawing = true;
+    drawn.length = 0;
+    const inputAt = state.lastInputAt;
+    const startedAt = performance.now();
+    try {
+      mount.view.redraw({ ...ctx, values, changed: new Set(changed), data: mount.data });
+      mount.last = values;
+    } catch (error) {
+      console.error("pe-lab live view", error);
+    } finally {
+      drawing = false;
+    }
+    const record = {
+      view: mount.name, changed, input_at: inputAt, started_at: startedAt, drawn_at: performance.now(), figures: [...drawn],
+    };
+    state.draws.push(record);
+    if (state.draws.length > 2000) state.draws.splice(0, 1000);
+    requestAnimationFrame(() => { record.painted_at = performance.now(); });
+    if (again) {
+      again = false;
+      queueMicrotask(draw);
+    }
+  };
+
+  let restTimer = null;
+  const rest = () => {
+    clearTimeout(restTimer);
+    restTimer = setTimeout(() => {
+      state.interacting = false;
+      settleHeatmaps();
+    }, 300);
+  };
+  const install = () => {
+    if (state.installed) return;
+    state.installed = true;
+    const noteInput = (event) => {
+      state.lastInputAt = event.timeStamp;
+      state.interacting = true;
+    };
+    for (const type of ["pointerdown", "pointermove", "keydown", "input", "click", "touchmove"]) {
+      document.addEventListener(type, noteInput, { capture: true, passive: true });
+    }
+    const soon = () => queueMicrotask(() => { draw(); rest(); });
+    for (const type of ["input", "change", "click", "keyup", "pointerup"]) document.addEventListener(type, soon, true);
+    // React writes a dragged slider's value into its hidden input's attributes; a click on a number input's
+    // step button or a toggle changes the DOM in the same task: one observer sees both.
+    new MutationObserver(soon).observe(document.body, {
+      subtree: true, attributes: true, attributeFilter: ["aria-valuetext", "value", "aria-checked", "data-selected"],
+    });
+    window.addEventListener("scroll", flushPending, { passive: true });
+  };
+
+  // Pointing at a position in one figure shows it in the others (the view's `point` handler), on hover and tap.
+  const link = (mount) => {
+    if (!mount.view.pointers) return;
+    for (const [name, toPosition] of Object.entries(mount.view.pointers)) {
+      const gd = graph(name);
+      if (!gd || !gd.on || state.linked.has(gd)) continue;
+      state.linked.add(gd);
+      const show = (event) => {
+        const current = state.mount;
+        if (!current || !current.view.point || !event || !event.points || !event.points.length) return;
+        const position = toPosition(event.points[0]);
+        if (position === undefined) return;
+        current.view.point({ ...ctx, values: current.last, data: current.data }, position, name);
+        state.pointed = { figure: name, position, at: performance.now() };
+      };
+      gd.on("plotly_hover", show);
+      gd.on("plotly_click", show);
+      gd.on("plotly_unhover", () => {
+        const current = state.mount;
+        if (current && current.view.point) current.view.point({ ...ctx, values: current.last, data: current.data }, null, name);
+        state.pointed = null;
+      });
+    }
+  };
+
+  const mount = (name, view, payload) => {
+    install();
+    state.pending.clear();
+    if (!state.interacting) settleHeatmaps();
+    // The server drew every figure for payload.values: the view starts from there.
+    state.mount = { name, view, controls: payload.controls, data: payload, last: { ...payload.values } };
+    let tries = 0;
+    const linkWhenDrawn = () => {
+      link(state.mount);
+      tries += 1;
+      if (tries < 40) setTimeout(linkWhenDrawn, 250);
+    };
+    linkWhenDrawn();
+    draw(); // a value the visitor moved while the server was busy
+  };
+
+  return { mount, state, readers };
+})();

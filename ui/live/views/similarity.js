@@ -1,0 +1,162 @@
+// Similarity vs offset (pages/similarity.py): the curves from four starts and their closed form, the cosine
+// heatmap, the rotation check, the other schemes and the curves past the trained length, redrawn from the kernels
+// (the same numbers as core/explain/similarity.py) as the controls move. Pointing at a heatmap cell marks its
+// offset on the curves; pointing at an offset on the curves marks its diagonal on the heatmap.
+
+const similarityView = (() => {
+  const K = kernels;
+  const ROUNDING = 1e-9;
+  const touches = (changed, keys) => keys.some((k) => changed.has(k));
+  const once = (compute) => {
+    let value;
+    return () => (value === undefined ? (value = compute()) : value);
+  };
+
+  // core.explain.similarity.coincidence_note
+  const coincidenceNote = (curves, closedForm) => {
+    const size = Math.max(1, ...curves.flat().map(Math.abs));
+    if (curves.length < 2 || K.spreadAcrossStarts(curves) > ROUNDING * size) return "";
+    const starts = `the ${curves.length} starts give one curve`;
+    const gap = closedForm ? Math.max(...curves.flatMap((row) => row.map((v, j) => Math.abs(v - closedForm[j])))) : Infinity;
+    return gap <= ROUNDING * size ? `${starts} and the closed form, equal up to rounding` : `${starts}, equal up to rounding`;
+  };
+
+  // one scheme's curves, matrix and closed form (core.explain.similarity.similarity_picture)
+  const picture = (scheme, v, starts, offsets, positions) => {
+    const at = (rowOf) => ({
+      curves: starts.map((s) => offsets.map((k) => K.dot(rowOf(s), rowOf(s + k)))),
+      matrix: K.cosineSimilarity(positions.map(rowOf)),
+    });
+    if (scheme === "sinusoidal" || scheme === "learned (init)") {
+      const cache = new Map();
+      const rowOf = (p) => {
+        if (!cache.has(p)) {
+          const cols = K.range(0, v.d);
+          cache.set(p, scheme === "sinusoidal" ? K.sinusoidal([p], cols, v.d, v.base)[0] : K.learnedTable([p], v.d)[0]);
+        }
+        return cache.get(p);
+      };
+      const { curves, matrix } = at(rowOf);
+      return { curves, matrix, closed: scheme === "sinusoidal" ? K.closedFormDotProduct(offsets, v.d, v.base) : null };
+    }
+    if (scheme === "RoPE") {
+      const [q, k] = K.randomQueryKey(v.d, 0);
+      const rq = (p) => K.applyRope(q, p, v.base);
+      const rk = (p) => K.applyRope(k, p, v.base);
+      const keys = positions.map(rk);
+      return {
+        curves: starts.map((s) => offsets.map((o) => K.dot(rq(s), rk(s + o)))),
+        matrix: positions.map((m) => { const qm = rq(m); return keys.map((kn) => K.dot(qm, kn)); }),
+        closed: K.ropeScoreClosedForm(q, k, offsets, K.angularFrequencies(v.d, v.base)),
+      };
+    }
+    if (scheme === "ALiBi") {
+      const slope = 2 ** -1; // head 1 of 8: 2^(-8·1/8)
+      return {
+        curves: starts.map(() => offsets.map((o) => -slope * o)),
+        matrix: positions.map((m) => positions.map((n) => -slope * Math.abs(m - n))),
+        closed: offsets.map((o) => -slope * o),
+      };
+    }
+    // complex (Wang et al.): Re⟨f(t), f(t+k)⟩ = Σ_j r_j²·cos(k·ω_j), whatever t
+    const word = K.randomComplexWord(Math.max(1, Math.floor(v.d / 2)), v.base, 0);
+    const energy = word.amplitude.reduce((s, a) => s + a * a, 0);
+    const score = (delta) => word.amplitude.reduce((s, a, j) => s + a * a * Math.cos(delta * word.frequency[j]), 0);
+    return {
+      curves: starts.map(() => offsets.map(score)),
+      matrix: positions.map((m) => positions.map((n) => score(n - m) / energy)),
+      closed: offsets.map(score),
+    };
+  };
+
+  const drawCurves = (ctx, name, result, starts, offsets, title) => {
+    const gd = ctx.graph(name);
+    const closedName = gd && gd.data && gd.data[starts.length] ? gd.data[starts.length].name : "closed form";
+    ctx.update(
+      name,
+      {
+        x: [...starts.map(() => offsets), offsets],
+        y: [...result.curves, result.closed || []],
+        name: [...starts.map((s) => `t = ${s}`), closedName],
+      },
+      { "annotations[0].text": coincidenceNote(result.curves, result.closed) },
+      K.range(0, starts.length + 1),
+    );
+    ctx.title(name, title);
+  };
+  const drawMatrix = (ctx, name, matrix, positions) => {
+    const limit = Math.max(...matrix.flat().map(Math.abs)) || 1;
+    ctx.heatmap(name, { z: matrix, x: positions, y: positions, zmin: -limit, zmax: limit });
+  };
+
+  const beyond = (ctx, v, name) => {
+    const far = K.range(0, v.train_len * v.scale + 1);
+    const [q, k] = K.randomQueryKey(v.d, 0);
+    const marks = {
+      "shapes[0].x0": v.train_len, "shapes[0].x1": far[far.length - 1],
+      "shapes[1].x0": v.train_len, "shapes[1].x1": v.train_len, "annotations[0].x": v.train_len,
+    };
+    const y = K.METHODS.map((m) =>
+      name === "beyond_rope"
+        ? K.ropeScoreClosedForm(q, k, far, K.scaledFrequencies(v.d, v.base, m, v.scale))
+        : K.sinusoidalScore(far, v.d, v.base, m, v.scale));
+    ctx.update(name, { x: K.METHODS.map(() => far), y }, marks);
+  };
+
+  const CURVE_KEYS = ["d", "base", "n", "kmax"];
+  return {
+    redraw(ctx) {
+      const v = ctx.values;
+      const starts = K.curveStarts(v.n);
+      const offsets = K.range(0, v.kmax + 1);
+      const positions = K.range(0, v.n, K.heatmapStride(v.n, ctx.data.max_side));
+      if (touches(ctx.changed, CURVE_KEYS)) {
+        const sinusoidal = once(() => picture("sinusoidal", v, starts, offsets, positions));
+        ctx.when("dot_product_vs_offset", () =>
+          drawCurves(ctx, "dot_product_vs_offset", sinusoidal(), starts, offsets, `PE(t)·PE(t+k) from ${starts.length} starts`));
+        ctx.when("cosine_similarity", () => drawMatrix(ctx, "cosine_similarity", sinusoidal().matrix, positions));
+        const scheme = ctx.data.scheme;
+        const other = once(() => picture(scheme, v, starts, offsets, positions));
+        ctx.when("scheme_vs_offset", () =>
+          drawCurves(ctx, "scheme_vs_offset", other(), starts, offsets, `${scheme}, from ${starts.length} starts`));
+        ctx.when("scheme_matrix", () => drawMatrix(ctx, "scheme_matrix", other().matrix, positions));
+      }
+      if (touches(ctx.changed, ["d", "base", "t", "k"])) {
+        const check = K.shiftCheck(v.t, v.k, v.d, v.base);
+        const dims = K.range(0, v.d);
+        ctx.restyle("shift_matrix_check", {
+          x: [dims, dims, dims],
+          y: [check.pe_start, check.pe_target, check.shifted],
+          name: [`PE(${v.t})`, `PE(${v.t + v.k})`, `M_${v.k}·PE(${v.t})`],
+        });
+        ctx.title("shift_matrix_check", `One rotation carries PE(${v.t}) to PE(${v.t + v.k})`);
+      }
+      if (touches(ctx.changed, ["d", "base", "train_len", "scale"])) {
+        ctx.when("beyond_rope", () => beyond(ctx, v, "beyond_rope"));
+        ctx.when("beyond_sinusoidal", () => beyond(ctx, v, "beyond_sinusoidal"));
+      }
+    },
+    pointers: {
+      cosine_similarity: (point) => [point.y, point.x],
+      dot_product_vs_offset: (point) => Math.round(point.x),
+    },
+    point(ctx, pointed, figure) {
+      const v = ctx.values;
+      if (pointed === null) {
+        ctx.relayout("cosine_similarity", { shapes: [] });
+        ctx.relayout("dot_product_vs_offset", { shapes: [] });
+        return;
+      }
+      const offset = figure === "cosine_similarity" ? Math.abs(pointed[1] - pointed[0]) : pointed;
+      ctx.relayout("dot_product_vs_offset", {
+        shapes: [{ type: "line", xref: "x", yref: "paper", x0: offset, x1: offset, y0: 0, y1: 1, line: { color: "#1f2a36", width: 1.5, dash: "dot" } }],
+      });
+      const last = v.n - 1;
+      const shapes = [{ type: "line", xref: "x", yref: "y", x0: offset, y0: 0, x1: last, y1: last - offset, line: { color: "#1f2a36", width: 2, dash: "dot" } }];
+      if (figure === "cosine_similarity") {
+        shapes.push({ type: "rect", xref: "paper", yref: "y", x0: 0, x1: 1, y0: pointed[0] - 0.5, y1: pointed[0] + 0.5, line: { color: "#1f2a36", width: 2 } });
+      }
+      ctx.relayout("cosine_similarity", { shapes });
+    },
+  };
+})();
