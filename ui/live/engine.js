@@ -227,6 +227,12 @@ const engine = (() => {
       apply(name, (gd) => window.Plotly.update(gd, traceUpdate, layoutUpdate, traces)),
     // The figure's title is a line of the page above it (ui.common.show_figure); it follows the figure.
     title: (name, text) => {
+      const gd = graph(name);
+      if (gd && !onScreen(gd)) {
+        const later = state.pending.get(name);
+        state.pending.set(name, () => { if (later) later(); ctx.title(name, text); });
+        return;
+      }
       const root = rootOf(`figtitle_${name}`);
       const strong = root && root.querySelector("strong");
       if (strong && strong.firstChild && strong.firstChild.nodeType === Node.TEXT_NODE) strong.firstChild.data = text;
