@@ -11,6 +11,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # the page files are a public contract: written out here, not read from ui.rooms, so a dropped room fails
 PAGE_FILES = [
     "pages/home.py",
+    "pages/walkthrough.py",
     "pages/encoding_matrix.py",
     "pages/wavelengths.py",
     "pages/similarity.py",
@@ -40,7 +41,7 @@ def test_home_tells_the_story_and_links_every_page():
     text = " ".join(m.value for m in at.markdown)
     assert "0-based" in text and "Transformer-XL" in text and "parallel" in text
     start, *links = [link.proto.label for link in at.get("page_link")]
-    assert start.startswith("**Start here**: Encoding matrix")  # the first line of the guided path
+    assert start.startswith("**Start here**: One sentence through attention")  # the first line of the guided path
     assert len(links) == len(PAGE_FILES) - 1
     assert any("Encoding matrix" in label for label in links)
 
@@ -56,7 +57,7 @@ def test_every_page_runs_through_navigation():
 def test_each_explainer_page_ends_with_a_link_to_the_next_room_in_story_order():
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
     titles = {room.path: room.title for room in rooms.ROOMS}
-    for page, following in zip(PAGE_FILES[1:5], PAGE_FILES[2:6]):  # the last explainer leads to the Fault lab
+    for page, following in zip(PAGE_FILES[1:6], PAGE_FILES[2:7]):  # the last explainer leads to the Fault lab
         at.switch_page(page).run()
         assert not at.exception, (page, [e.message for e in at.exception])
         last = at.get("page_link")[-1].proto
