@@ -23,6 +23,12 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 # page -> (largest settings as a deep-link query)
 PAGES: dict[str, dict[str, str]] = {
     "app.py": {},  # the home page, through the navigation
+    "pages/walkthrough.py": {
+        "words": " ".join(f"w{i}" for i in range(12)),
+        "step": "weights",
+        "shuffle": "true",
+        "scheme": "learned (random init)",
+    },
     "pages/encoding_matrix.py": {"n": "4096", "d": "1024", "base": "1000000", "t": "4095", "zr": "4000", "zc": "960"},
     "pages/wavelengths.py": {"d": "1024", "base": "1000000", "bits": "6"},
     "pages/similarity.py": {

@@ -19,6 +19,7 @@ from tests import live_server  # noqa: E402
 OUT = ROOT / "docs" / "screens"
 PAGES = {
     "home": "",
+    "walkthrough": "walkthrough",
     "encoding_matrix": "encoding_matrix",
     "wavelengths": "wavelengths",
     "similarity": "similarity",

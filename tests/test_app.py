@@ -11,6 +11,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # the page files are a public contract: written out here, not read from ui.rooms, so a dropped room fails
 PAGE_FILES = [
     "pages/home.py",
+    "pages/walkthrough.py",
     "pages/encoding_matrix.py",
     "pages/wavelengths.py",
     "pages/similarity.py",
@@ -58,7 +59,7 @@ def test_every_page_runs_through_navigation():
 def test_each_explainer_page_ends_with_a_link_to_the_next_room_in_story_order():
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
     titles = {room.path: room.title for room in rooms.ROOMS}
-    for page, following in zip(PAGE_FILES[1:5], PAGE_FILES[2:6]):  # the last explainer leads to the Fault lab
+    for page, following in zip(PAGE_FILES[1:6], PAGE_FILES[2:7]):  # the last explainer leads to the Fault lab
         at.switch_page(page).run()
         assert not at.exception, (page, [e.message for e in at.exception])
         last = at.get("page_link")[-1].proto

@@ -157,6 +157,18 @@ class Room:
 
 ROOMS = [
     Room(
+        "walkthrough",
+        "One sentence through attention",
+        "The formula",
+        2,  # the step's matrix and, shuffled with a position signal, the difference of the weights
+        "words=a+b+c&step=weights&shuffle=true&scheme=RoPE",
+        {"step": "weights"},
+        {"words": "a b c"},
+        "step",
+        "values",
+        "walkthrough_step",
+    ),
+    Room(
         "encoding_matrix",
         "Encoding matrix",
         "What the naive schemes get wrong",
@@ -214,7 +226,7 @@ def test_shared_link_as_first_visit_goes_through_the_app_navigation(server, brow
     with _opened(browser, f"{server}/wavelengths?d=64", "The binary-counter analogy", "first_visit", plots=2) as page:
         expect(_slider_values(page, "d")).to_have_text(["64"], timeout=WAIT_MS)
         assert page.title() == "PE Lab"  # set by app.py's set_page_config
-        assert _navigation_titles(page)[:2] == ["Home", "Encoding matrix"]
+        assert _navigation_titles(page)[:2] == ["Home", built_rooms()[0].title]
 
 
 def test_home_page_renders_and_links_every_room(server, browser):

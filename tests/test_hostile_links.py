@@ -214,3 +214,15 @@ def test_softmax_scores_from_a_link_written_as_markdown_show_as_text_in_the_erro
     shown = [error.value for error in at.error]
     assert len(shown) == 1 and "](http" not in shown[0] and "\\[click me\\]" in shown[0]
     assert errors(at)[0].startswith("Scores: could not read '[click me](https://e.vil/x)")  # as the visitor reads it
+
+
+def test_a_walkthrough_link_with_an_overlong_sentence_and_an_unusable_step_shows_two_lines_and_no_traceback():
+    at = run_page("pages/walkthrough.py", {"words": "x " * 3000, "step": "1e999", "pe": "maybe", "shuffle": "true"})
+    assert (at.select_slider(key="step").value, at.toggle(key="pe").value) == ("tokens", True)
+    assert [info.value for info in at.info] == [
+        "Link values step\\=1e999, pe\\=maybe were not usable here and were reset to their defaults."
+    ]
+    assert errors(at) == [
+        "Sentence: The token text is 6,000 characters, over the limit of 500 characters. Type a short sentence. "
+        'Showing "the dog bites the man" instead.'
+    ]

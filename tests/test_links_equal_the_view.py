@@ -17,7 +17,7 @@ from tests import live_server
 from tests.apptest_utils import ROOT, TIMEOUT, run_page
 from ui.link_values import unusable_choice
 
-EXPLAINER_PAGES = ["home", "encoding_matrix", "wavelengths", "similarity", "softmax_saturation"]
+EXPLAINER_PAGES = ["home", "walkthrough", "encoding_matrix", "wavelengths", "similarity", "softmax_saturation"]
 WAIT_MS = 60_000
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 

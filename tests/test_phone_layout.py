@@ -25,6 +25,7 @@ IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 # one figure a page: (URL path, the key of its chart, a text that shows once the page ran to its end)
 PHONE_FIGURES = [
     ("", "shuffle_demo", "The rooms of the lab"),
+    ("walkthrough?step=weights", "walkthrough_step", "The formula"),
     ("encoding_matrix", "encoding_overview", "What the naive schemes get wrong"),
     ("wavelengths", "binary_counter", "The binary-counter analogy"),
     ("similarity", "dot_product_vs_offset", "Beyond the trained length"),

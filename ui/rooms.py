@@ -25,6 +25,13 @@ class Room:
 
 ROOMS = (
     Room(
+        path="pages/walkthrough.py",
+        title="One sentence through attention",
+        icon=":material/route:",
+        section="Story",
+        blurb="follow a sentence step by step through one attention layer, then shuffle its words",
+    ),
+    Room(
         path="pages/encoding_matrix.py",
         title="Encoding matrix",
         icon=":material/grid_on:",
