@@ -9,6 +9,7 @@ from core.explain.figures import walkthrough as figures
 from core.safe_text import markdown_literal, markdown_text
 from ui.common import next_page_link, page_intro, show_figure
 from ui.entry import use_app_navigation
+from ui.live import control, live_view
 
 # The options of each choice widget, the one place each is written: the widget and the link check read it.
 # Together with the text key they name every key of this page's link.
@@ -101,10 +102,12 @@ comparison = walk.compare_shuffle(sentence.words, walk.shuffle_order(sentence.wo
 shown = comparison.shuffled if shuffle else comparison.original
 step = STEPS[step_name]
 vocabulary = walk.vocabulary(sentence.words)
-st.subheader(f"Step {index + 1} of {len(walk.STEPS)}: {step.title}")
-if shuffle:
-    st.markdown(f"Shuffled: **{' '.join(markdown_literal(word) for word in shown.words)}**")
-st.markdown(walk.step_sentence(step_name, scheme))
+# Keyed containers: the browser view (ui/live/views/walkthrough.js) rewrites their text as the controls change.
+st.container(key="live_walk_heading").subheader(f"Step {index + 1} of {len(walk.STEPS)}: {step.title}")
+st.container(key="live_walk_words").markdown(
+    f"{'Shuffled' if shuffle else 'As typed'}: **{' '.join(markdown_literal(word) for word in shown.words)}**"
+)
+st.container(key="live_walk_sentence").markdown(walk.step_sentence(step_name, scheme))
 matrix = shown.matrices[step_name]
 columns = {"dimensions": list(range(matrix.shape[1])), "tokens": shown.words, "vocabulary": vocabulary}[step.columns]
 show_figure(
@@ -123,25 +126,13 @@ show_figure(
 
 if shuffle:
     st.subheader("Did the shuffle change the weights?")
-    if not comparison.moved:
-        st.markdown("Every word is the same word, so no shuffle can change this sentence.")
-    elif comparison.identical:
-        st.markdown(
-            "**Identical up to rounding.** The shuffled sentence's weights are the original's with rows and "
-            "columns moved along with the words: without a position signal the layer cannot tell the two orders "
-            "apart."
-        )
-    else:
-        st.markdown(
-            "The weights are **not** just moved along with the words: put back in the typed order, they differ. "
-            "The position signal lets the layer see the new order."
-        )
+    st.container(key="live_walk_verdict").markdown(walk.shuffle_verdict(comparison))
+    if comparison.moved:
         show_figure(
             figures.weight_difference(comparison.difference, sentence.words),
             matrix_table(comparison.difference, sentence.words, sentence.words),
             "walkthrough_difference",
         )
-        st.metric("Largest difference in the weights", f"{comparison.largest_difference:.3f}")
 
 st.subheader("The formula")
 st.latex(r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}}\right) V")
@@ -151,4 +142,16 @@ st.markdown(
     "(seeded), not trained ones: the point here is what the layer can and cannot see, not what it has learned."
 )
 
+live_view(
+    "walkthrough",
+    {
+        "step": control("select_slider", walk.STEP_NAMES),
+        "pe": control("toggle"),
+        "shuffle": control("toggle"),
+        "scheme": control("radio", walk.SCHEMES),
+    },
+    {"step": step_name, "pe": bool(with_position), "shuffle": bool(shuffle), "scheme": chosen},
+    walk=walk.walkthrough_data(sentence.words),
+    labels=figures.live_labels(sentence.words, comparison.shuffled.words, vocabulary),
+)
 next_page_link("pages/walkthrough.py")

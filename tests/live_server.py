@@ -29,11 +29,12 @@ class ServerDidNotStart(RuntimeError):
 
 
 def start_streamlit(
-    timeout_s: float = 60.0, prefix: Sequence[str] = (), log: Path | None = None
+    timeout_s: float = 60.0, prefix: Sequence[str] = (), log: Path | None = None, script: Path | None = None
 ) -> tuple[subprocess.Popen, str]:
     """The server process and its URL, once /_stcore/health answers. No file watcher: nothing edits the
     sources while it runs, and watching a busy checkout only costs CPU. `prefix` goes before the command,
-    e.g. ("taskset", "-c", "0") to pin the server to one core; `log` receives the server's output."""
+    e.g. ("taskset", "-c", "0") to pin the server to one core; `log` receives the server's output; `script` runs
+    another app than app.py (a bench's baseline)."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -44,7 +45,7 @@ def start_streamlit(
             "-m",
             "streamlit",
             "run",
-            "app.py",
+            str(script or "app.py"),
             "--server.port",
             str(port),
             "--server.address",

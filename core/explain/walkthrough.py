@@ -216,6 +216,22 @@ def compare_shuffle(words: Sequence[str], order: Sequence[int], scheme: str) -> 
     return ShuffleComparison(original, shuffled, order, difference, float(np.abs(difference).max()))
 
 
+def shuffle_verdict(comparison: ShuffleComparison) -> str:
+    """What the shuffle did to the weights, in words: the page's one line under "Did the shuffle change the
+    weights?" (the browser view words it from the same three cases)."""
+    if not comparison.moved:
+        return "Every word is the same word, so no shuffle can change this sentence."
+    if comparison.identical:
+        return (
+            "**Identical up to rounding.** The shuffled sentence's weights are the original's with rows and columns "
+            "moved along with the words: without a position signal the layer cannot tell the two orders apart."
+        )
+    return (
+        "**Not just moved.** Put back in the typed order, the shuffled sentence's weights differ from the original's "
+        f"by up to {comparison.largest_difference:.3f}: the position signal lets the layer see the new order."
+    )
+
+
 _ADDED = {
     "sinusoidal": "A vector of sines and cosines that depends only on the position is added to each row: the "
     "same word at two places now has two different rows.",

@@ -65,14 +65,32 @@ const engine = (() => {
     },
   };
 
+  // A button the view knows (Previous / Next) sets a value at once; the widget it moves only catches up when the
+  // server has run, so the button's value holds until that widget shows a value of its own.
   const readValues = (mount) => {
     const values = {};
     for (const [key, spec] of Object.entries(mount.controls)) {
       const root = rootOf(key);
       const value = root ? readers[spec.kind](root, spec) : undefined;
       values[key] = value === undefined ? mount.data.values[key] : value;
+      const held = mount.held[key];
+      if (held && JSON.stringify(values[key]) === JSON.stringify(held.widgetShowed)) values[key] = held.value;
+      else delete mount.held[key];
     }
     return values;
+  };
+  const pressed = (event) => {
+    const mount = state.mount;
+    if (!mount || !mount.view.buttons || !event.target.closest) return;
+    const container = event.target.closest("[class*='st-key-']");
+    const key = container && [...container.classList].find((c) => c.startsWith("st-key-"))?.slice(7);
+    const press = key && mount.view.buttons[key];
+    const button = container && container.querySelector("button");
+    if (!press || !button || button.disabled) return;
+    const shown = readValues(mount);
+    for (const [name, value] of Object.entries(press(shown, mount.data))) {
+      mount.held[name] = { value, widgetShowed: mount.held[name] ? mount.held[name].widgetShowed : shown[name] };
+    }
   };
 
   const figureRoot = (name) => rootOf(`fig_${name}`);
@@ -306,6 +324,7 @@ const engine = (() => {
       document.addEventListener(type, noteInput, { capture: true, passive: true });
     }
     const soon = () => queueMicrotask(() => { draw(); rest(); });
+    document.addEventListener("click", pressed, true);
     for (const type of ["input", "change", "click", "keyup", "pointerup"]) document.addEventListener(type, soon, true);
     // React writes a dragged slider's value into its hidden input's attributes; a click on a number input's
     // step button or a toggle changes the DOM in the same task: one observer sees both.
@@ -345,7 +364,7 @@ const engine = (() => {
     state.pending.clear();
     if (!state.interacting) settleHeatmaps();
     // The server drew every figure for payload.values: the view starts from there.
-    state.mount = { name, view, controls: payload.controls, data: payload, last: { ...payload.values } };
+    state.mount = { name, view, controls: payload.controls, data: payload, last: { ...payload.values }, held: {} };
     let tries = 0;
     const linkWhenDrawn = () => {
       link(state.mount);

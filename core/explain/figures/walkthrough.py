@@ -20,6 +20,9 @@ NUMBERS_UP_TO = 8  # columns that still leave room for a two-decimal number in e
 ROW_PX = 34
 COLOUR_BAR_PX = 48  # the horizontal colour bar under the matrix, its title at its right, its tick labels
 UNSIGNED_COLORSCALE = "Blues"
+# The difference heatmap's scale reaches at least this far, so rounding noise (about 1e-16) shows as white instead
+# of being stretched over the whole colour scale.
+DIFFERENCE_FLOOR = 0.05
 KEY_TITLE = "key (the word looked at)"
 QUERY_TITLE = "query (the word looking)"
 
@@ -33,9 +36,12 @@ def token_labels(words: Sequence[str]) -> list[str]:
     return labels(f"{i}: {_cut(word)}" for i, word in enumerate(words))
 
 
-def _heatmap(matrix: np.ndarray, rows: list[str], columns: list, quantity: str, signed: bool) -> go.Heatmap:
-    """Signed values on the signed scale around 0, others on 0..1; a one-hot matrix marks only its ones."""
-    limit = float(np.abs(matrix).max()) or 1.0
+def _heatmap(
+    matrix: np.ndarray, rows: list[str], columns: list, quantity: str, signed: bool, floor: float = 0.0
+) -> go.Heatmap:
+    """Signed values on the signed scale around 0 (the scale reaching at least `floor`), others on 0..1; a one-hot
+    matrix marks only its ones."""
+    limit = max(float(np.abs(matrix).max()), floor) or 1.0
     if signed:
         scale = dict(colorscale=SIGNED_COLORSCALE, zmin=-limit, zmax=limit)
     else:
@@ -109,7 +115,23 @@ def step_matrix(
 def weight_difference(difference: np.ndarray, words: Sequence[str]) -> go.Figure:
     """Shuffled sentence's weights, put back in the typed order, minus the typed sentence's weights."""
     rows = token_labels(words)
-    figure = go.Figure(_heatmap(difference, rows, rows, "difference", True))
+    figure = go.Figure(_heatmap(difference, rows, rows, "difference", True, floor=DIFFERENCE_FLOOR))
     title = "Weights: shuffled, put back, minus typed"
     figure.update_layout(_matrix_layout(title, len(rows), KEY_TITLE, QUERY_TITLE, False))
     return figure
+
+
+def live_labels(words: Sequence[str], shuffled: Sequence[str], vocabulary: Sequence[str]) -> dict:
+    """What the page's browser view needs to draw any step as `step_matrix` does, besides the matrices
+    (core.explain.walkthrough.walkthrough_data): the row labels of both orders, the column labels and axis titles
+    of each kind of column, and the colour scales."""
+    return {
+        "rows": {"original": token_labels(words), "shuffled": token_labels(shuffled)},
+        "vocabulary": vocabulary_labels(vocabulary),
+        "column_titles": {"dimensions": "dimension", "tokens": KEY_TITLE, "vocabulary": "vocabulary word"},
+        "row_titles": {"tokens": QUERY_TITLE, "other": "word (position: word)"},
+        "numbers_up_to": NUMBERS_UP_TO,
+        "signed_colorscale": [list(stop) for stop in SIGNED_COLORSCALE],
+        "unsigned_colorscale": UNSIGNED_COLORSCALE,
+        "difference_floor": DIFFERENCE_FLOOR,
+    }
