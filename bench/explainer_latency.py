@@ -257,11 +257,11 @@ def main(argv: list[str] | None = None) -> None:
     repeats = 1 if args.smoke else REPEATS
     from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as playwright:
+    with sync_playwright() as playwright, tempfile.TemporaryDirectory() as folder:
         browser = playwright.chromium.launch(executable_path=str(live_server.CHROMIUM), args=live_server.CHROMIUM_FLAGS)
-        baseline = baseline_seconds(browser, repeats)
-        process, url = live_server.start_streamlit()
+        (process, url), (baseline_process, baseline_url) = start_both(Path(folder))
         try:
+            baseline = baseline_seconds(browser, baseline_url, repeats)
             first_figure_seconds(browser, url)  # the server's first visitor pays its imports, not the pages
             lines = []
             for name, (path, controls) in pages.items():
