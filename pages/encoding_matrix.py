@@ -104,8 +104,14 @@ with data_section("encoding_matrix"):  # the overview and the zoom: one download
     )
     with st.expander("Zoom window at full resolution"):
         zoom_left, zoom_right = st.columns(2)
-        first_row = zoom_left.number_input("First position", *LINK_NUMBERS["zr"], 0, key="zr", bind="query-params")
-        first_col = zoom_right.number_input("First dimension", *LINK_NUMBERS["zc"], 0, key="zc", bind="query-params")
+        first_row = zoom_left.number_input(
+            "First position", *LINK_NUMBERS["zr"], 0, key="zr", bind="query-params",
+            help="The zoom's top row: each step moves the 64-row window down one position.",
+        )  # fmt: skip
+        first_col = zoom_right.number_input(
+            "First dimension", *LINK_NUMBERS["zc"], 0, key="zc", bind="query-params",
+            help="The zoom's left column: each step moves the 64-column window right one dimension.",
+        )  # fmt: skip
         first_row = min(first_row, max(0, n_positions - ZOOM))
         first_col = min(first_col, max(0, d_model - ZOOM))
         zoom_rows = np.arange(first_row, min(n_positions, first_row + ZOOM))

@@ -200,7 +200,10 @@ with going_further():
             "position), **RoPE** (rotating the query and key instead of adding a vector), **ALiBi** (a penalty on "
             "the score that grows with distance) and **complex** word embeddings (position as a turning phase)."
         )
-        scheme = st.selectbox("Scheme", LINK_CHOICES["scheme"], key="scheme", bind="query-params")
+        scheme = st.selectbox(
+            "Scheme", LINK_CHOICES["scheme"], key="scheme", bind="query-params",
+            help="Which scheme's curves and heatmap to draw below, for the same positions and offsets as above.",
+        )  # fmt: skip
         other = picture(scheme, n_positions, d_model, max_offset, float(base))
         st.markdown(similarity.SCHEME_IDEAS[scheme])
         show_figure(
@@ -215,7 +218,10 @@ with going_further():
         )
         strided_note(n_positions, other.positions)
         if scheme == "RoPE":
-            shift = st.slider("Shift both positions by s", *LINK_NUMBERS["s"], 7, key="s", bind="query-params")
+            shift = st.slider(
+                "Shift both positions by s", *LINK_NUMBERS["s"], 7, key="s", bind="query-params",
+                help="Moves the query and the key together: RoPE's scores should not change at all.",
+            )  # fmt: skip
             error = rope_shift_error(d_model, min(n_positions, MAX_SIDE), int(shift), float(base))
             st.caption(
                 f"Shift query and key together by {shift} and every score stays put: RoPE sees only n − m "
@@ -234,11 +240,13 @@ with going_further():
         )
         left, right = st.columns(2)
         train_len = left.slider(
-            "Trained length L", *LINK_NUMBERS["train_len"], 128, key="train_len", bind="query-params"
-        )
+            "Trained length L", *LINK_NUMBERS["train_len"], 128, key="train_len", bind="query-params",
+            help="The longest text the model saw: the shaded part of the figures lies beyond it.",
+        )  # fmt: skip
         scale = right.select_slider(
-            "Scaling factor s", LINK_CHOICES["scale"], value=4, key="scale", bind="query-params"
-        )
+            "Scaling factor s", LINK_CHOICES["scale"], value=4, key="scale", bind="query-params",
+            help="How many times longer than L the texts to reach are: the curves run out to s·L.",
+        )  # fmt: skip
         far = np.arange(int(train_len * scale) + 1)
         q_vec, k_vec = attention.random_query_key(d_model, seed=0)
         for name, score in (

@@ -169,9 +169,10 @@ st.subheader("Try a row of scores")
 st.markdown("Raw scores s are divided by temperature·√d_k before the softmax; the gradient is with respect to s.")
 left, right = st.columns([3, 1])
 text = left.text_input(
-    f"Scores (up to {MAX_SCORES}, comma-separated)", DEFAULT_SCORES, max_chars=300, key="scores", bind="query-params"
-)
-right.button("Randomise", on_click=randomise_scores, icon=":material/casino:")
+    f"Scores (up to {MAX_SCORES}, comma-separated)", DEFAULT_SCORES, max_chars=300, key="scores", bind="query-params",
+    help="One row of raw scores q·k: the bars below show the weights softmax gives them, as you type.",
+)  # fmt: skip
+right.button("Randomise", on_click=randomise_scores, icon=":material/casino:", help="Six random scores of spread 3.")
 left, right = st.columns(2)
 d_k = left.select_slider(
     "d_k", attention.D_K_CHOICES, value=1, key="dk", bind="query-params",
@@ -202,7 +203,10 @@ show_figure(
 
 with going_further():
     st.subheader("The price of attention: time and memory grow as n²")
-    longest = st.select_slider("Longest sequence n", LENGTH_OPTIONS, value=1024, key="n", bind="query-params")
+    longest = st.select_slider(
+        "Longest sequence n", LENGTH_OPTIONS, value=1024, key="n", bind="query-params",
+        help="How far the timing runs: each doubling of n takes about four times as long.",
+    )  # fmt: skip
     cost = cost_table(longest)
     last = cost.iloc[-1]
     columns = st.columns(3)

@@ -74,10 +74,22 @@ def position_heatmap(table: np.ndarray) -> go.Figure:
 
 
 def causal_mask(tokens: int) -> go.Figure:
-    """Which keys each query may see under a causal mask (1 = seen)."""
-    figure = go.Figure(go.Heatmap(z=np.tril(np.ones((tokens, tokens))), colorscale="Blues", showscale=False))
-    figure.update_yaxes(autorange="reversed", title="query")
-    figure.update_xaxes(title="key")
+    """Which keys each query may see under a causal mask: seen cells dark, masked ones light, said in the colour
+    bar's two labels."""
+    figure = go.Figure(
+        go.Heatmap(
+            z=np.tril(np.ones((tokens, tokens))),
+            colorscale=[[0, "#eef2f7"], [1, "#3b6ea5"]],
+            zmin=0,
+            zmax=1,
+            xgap=1,
+            ygap=1,
+            colorbar=dict(tickvals=[0.25, 0.75], ticktext=["masked", "seen"], thickness=12, len=0.6),
+            hovertemplate="query %{y}<br>key %{x}<br>%{z}<extra></extra>",
+        )
+    )
+    figure.update_yaxes(autorange="reversed", title="query (the token looking)")
+    figure.update_xaxes(title="key (the token looked at)")
     return _small(figure, "Causal mask: token t sees 0..t")
 
 
@@ -103,7 +115,7 @@ def bottleneck(lengths: np.ndarray, width: int) -> go.Figure:
         ]
     )
     figure.update_xaxes(title="sentence length (tokens)")
-    figure.update_yaxes(title="numbers (log)", type="log")
+    figure.update_yaxes(title="numbers held (log scale)", type="log", dtick=1)  # one tick a decade, no minor ones
     return _small(figure, "What must fit into one vector")
 
 
