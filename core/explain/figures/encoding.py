@@ -6,7 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from core.plotting import SIGNED_COLORSCALE, standard_layout
+from core.plotting import PALETTE, SIGNED_COLORSCALE, standard_layout
 
 _layout = standard_layout  # the house style: readable text, short titles, legend above the plot
 
@@ -109,7 +109,9 @@ def wavelength_plot(pair_index: np.ndarray, wavelengths: np.ndarray, base: float
 
 def binary_counter(positions: np.ndarray, bits: np.ndarray, fine_positions: np.ndarray, waves: np.ndarray) -> go.Figure:
     """Bits of 0..N (top) above sinusoids of the same periods 2, 4, 8, ... (bottom): stacked, so the two panels'
-    titles and labels never meet on a phone."""
+    titles and labels never meet on a phone. Each wave and its bit (dotted) share one colour and are named beside
+    the wave at the right, not in a legend: a legend above the figure sat over the bit table it does not belong
+    to."""
     n_bits = bits.shape[1]
     figure = make_subplots(
         rows=2,
@@ -131,13 +133,14 @@ def binary_counter(positions: np.ndarray, bits: np.ndarray, fine_positions: np.n
         col=1,
     )
     for b in range(n_bits):
-        offset = 2.5 * b
+        offset, colour, period = 2.5 * b, PALETTE[b % len(PALETTE)], 2 ** (b + 1)
         figure.add_trace(
             go.Scatter(
                 x=fine_positions,
                 y=waves[:, b] + offset,
                 mode="lines",
-                name=f"period {2 ** (b + 1)}",
+                line=dict(color=colour),
+                name=f"period {period}",
                 legendgroup=str(b),
             ),
             row=2,
@@ -148,16 +151,27 @@ def binary_counter(positions: np.ndarray, bits: np.ndarray, fine_positions: np.n
                 x=positions,
                 y=bits[:, b] * 2 - 1 + offset,
                 mode="lines",
-                line=dict(shape="hv", dash="dot", width=1),
+                line=dict(color=colour, shape="hv", dash="dot", width=1),
                 name=f"bit {b}",
                 legendgroup=str(b),
-                showlegend=False,
             ),
             row=2,
             col=1,
+        )
+        figure.add_annotation(
+            text=f"bit {b}<br>period {period}",
+            x=1.0,
+            xref="x2 domain",
+            xanchor="left",
+            y=offset,
+            yref="y2",
+            showarrow=False,
+            align="left",
+            font=dict(color=colour),
         )
     figure.update_yaxes(title="bits of the position", row=1, col=1)
     figure.update_xaxes(title="position", row=1, col=1)
     figure.update_xaxes(title="position", row=2, col=1)
     figure.update_yaxes(showticklabels=False, title="waves, same periods", row=2, col=1)
+    figure.update_layout(showlegend=False, margin=dict(r=70))
     return _layout(figure, "The low bit flips fastest", height=620)
