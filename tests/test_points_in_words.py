@@ -266,3 +266,31 @@ def test_the_study_section_states_each_shipped_study_in_points(lab_with_results,
             assert any(text.endswith(answer.answer_line("topic", study).words) for text in shown)
     intro = next(text for text in _shown(at) if text.startswith("One experiment and three seeds"))
     check_points(intro, [next(iter(studies.values()))["config"]["margin"]], allowed=[95, 2])
+
+
+def _table(at, column: str):
+    (table,) = [frame.value for frame in at.dataframe if column in frame.value.columns]
+    return table
+
+
+def test_the_study_section_tables_shown_on_request_state_the_study_json(lab_with_results, studies):
+    at = lab_with_results
+    at.toggle(key="study_more").set_value(True).run()
+    for title, study in studies.items():
+        at.selectbox(key="study_pick").set_value(title).run()
+        assert not at.exception, [e.message for e in at.exception]
+        primary = primary_comparison(study)
+        left_out = _table(at, "difference (95 % CI)")["difference (95 % CI)"]
+        for cell, row in zip(left_out, primary["leave_one_fold_out"], strict=True):
+            check_points(cell, [row["diff"], *(row["ci95"] or [])])
+        effects = sweep_effects(study, study["config"]["metric"])
+        if effects:
+            sweep = _table(at, "pe_scale")
+            for (_, shown), row in zip(sweep.iterrows(), effects, strict=True):
+                check_points(f"{shown['difference']} {shown['95 % CI']}", [row["diff"], *row["ci95"]])
+    parts = _table(at, "the encoding (B − B-noPE)").set_index("study")  # the page's first table
+    assert len(parts) == sum(study["config"]["design"] != "fault-size" for study in studies.values())
+    for title, row in parts.iterrows():
+        for cell, name in zip(row, ("embedding", "encoding", "total"), strict=True):
+            stored = studies[title]["decomposition"][name]
+            check_points(cell, [stored["diff"], *stored["ci95"]])
