@@ -96,7 +96,7 @@ else:
 st.caption(f"Device: {lab.device_name()}. Runs execute on {lab.where_runs_execute()}.")
 if note := lab.cluster_note():
     st.caption(note)
-too_large = None
+too_large, confirmed = None, True
 if problem:
     st.error(markdown_text(problem, 2_000))
 else:
@@ -105,8 +105,10 @@ else:
 if too_large:
     st.warning(too_large[0])
     st.code(too_large[1], language="bash")
-busy = st.session_state.get(JOB_KEY) is not None
-if st.button("Train and compare", type="primary", disabled=bool(problem or too_large) or busy, key="train"):
+elif not problem:  # too few test windows for a clear answer: said in one line, and the press asks first
+    confirmed = lab.confirm_wide(lab.wide_answer(data, settings), "accept_wide")
+ready = confirmed and not (problem or too_large or st.session_state.get(JOB_KEY) is not None)
+if st.button("Train and compare", type="primary", disabled=not ready, key="train"):
     try:
         st.session_state[JOB_KEY] = lab.start_experiment(data, settings)
     except (DataError, ValueError) as error:  # a queue that is full (core.limits.BudgetExceeded) among them

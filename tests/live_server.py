@@ -10,7 +10,9 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = Path("/usr/bin/chromium")  # Debian's; never a downloaded browser
@@ -81,10 +83,9 @@ def stop(process: subprocess.Popen) -> None:
         process.kill()
 
 
-def served_page(viewport: dict, default_timeout_ms: float | None = None, **page_options) -> Iterator[tuple]:
-    """For a module-scoped pytest fixture: a fresh `streamlit run app.py` and one Chromium page on it, as
-    (page, url), closed afterwards. Skips with the reason where Chromium or Playwright is missing, and fails
-    instead under CI (`CI` set), where the browser tests must run."""
+def _require_chromium() -> None:
+    """Skip the calling test with the reason where Chromium or Playwright is missing; fail instead under CI
+    (`CI` set), where the browser tests must run."""
     import pytest
 
     if not CHROMIUM.exists():
@@ -92,23 +93,44 @@ def served_page(viewport: dict, default_timeout_ms: float | None = None, **page_
             pytest.fail(f"{CHROMIUM} not found (CI is set, so the browser tests must run)")
         pytest.skip(f"{CHROMIUM} not found (apt-get install chromium)")
     try:
-        from playwright.sync_api import sync_playwright
+        import playwright.sync_api  # noqa: F401
     except ImportError:
         if os.environ.get("CI"):
             pytest.fail("playwright is not installed (CI is set, so the browser tests must run)")
         pytest.skip("playwright is not installed (pip install -r requirements-dev.txt)")
+
+
+@contextmanager
+def chromium_page(viewport: dict, default_timeout_ms: float | None = None, **page_options) -> Iterator[Any]:
+    """One page of Debian's Chromium, closed afterwards; skips or fails as `_require_chromium` says."""
+    _require_chromium()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS)
+        try:
+            page = browser.new_page(viewport=viewport, **page_options)
+            if default_timeout_ms is not None:
+                page.set_default_timeout(default_timeout_ms)
+            yield page
+        finally:
+            browser.close()
+
+
+def served_page(viewport: dict, default_timeout_ms: float | None = None, **page_options) -> Iterator[tuple]:
+    """For a module-scoped pytest fixture: a fresh `streamlit run app.py` and one Chromium page on it, as
+    (page, url), closed afterwards. Skips with the reason where Chromium or Playwright is missing, and fails
+    instead under CI (`CI` set), where the browser tests must run."""
+    import pytest
+
+    _require_chromium()
     try:
         process, url = start_streamlit()
     except ServerDidNotStart as error:
         pytest.fail(str(error))
     try:
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS)
-            page = browser.new_page(viewport=viewport, **page_options)
-            if default_timeout_ms is not None:
-                page.set_default_timeout(default_timeout_ms)
+        with chromium_page(viewport, default_timeout_ms, **page_options) as page:
             yield page, url
-            browser.close()
     finally:
         stop(process)
 

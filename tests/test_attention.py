@@ -252,3 +252,12 @@ def test_time_attention_rejects_bad_arguments():
 def test_attention_memory_of_bert_base_at_512():
     # 12 layers × 12 heads × batch 32 × 512² × 4 bytes = 4.5 GiB exactly.
     assert attention.attention_memory_bytes(512, n_heads=12, n_layers=12, batch=32) == 4.5 * 2**30
+
+
+def test_a_log_axis_is_labelled_every_1_2_5_10_20_50_decades_so_that_at_most_8_ticks_show():
+    from core.explain.figures.attention import decade_step
+
+    assert decade_step(np.array([1.0, 1e-8])) == 1
+    assert decade_step(np.array([1.0, 1e-9])) == 2
+    assert decade_step(np.array([0.25, 1e-300, 0.0])) == 50  # 299.4 decades / 50 = 6 ticks; zeros are not drawn
+    assert decade_step(np.array([1e308, 5e-324])) == 100  # float64's whole range

@@ -188,12 +188,18 @@ def test_counting_a_plans_training_windows_copies_no_window_and_refuses_as_the_c
         plan_training_windows(recordings, {"window": 64, "windowing": "sideways"})
 
 
-def test_a_wait_reads_in_seconds_under_a_minute_and_in_minutes_from_one():
+def test_a_wait_reads_in_seconds_under_three_minutes_and_in_minutes_from_three():
     assert describe_wait(40) == "about 40 s"
     assert describe_wait(0.2) == "about 1 s"
     assert describe_wait(59.4) == "about 59 s"
-    assert describe_wait(59.6) == "about 1 min"
-    assert describe_wait(170) == "about 3 min"
+    assert describe_wait(59.6) == "about 60 s"
+    assert describe_wait(66) == "about 65 s"  # issue 31: a 66 s press was told "about 1 min", a 75 s one "about 2 min"
+    assert describe_wait(75) == "about 75 s"
+    assert describe_wait(90) == "about 90 s"
+    assert describe_wait(170) == "about 170 s"
+    assert describe_wait(177.4) == "about 175 s"
+    assert describe_wait(177.6) == "about 3 min"
+    assert describe_wait(200) == "about 3 min"
     assert describe_wait(3_600) == "about 60 min"
 
 

@@ -4,6 +4,7 @@ TrainConfig they give."""
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable, Sequence
 
 from core.lab.backends import BACKENDS, INSTALL, backend
@@ -122,6 +123,25 @@ def train_config(args: argparse.Namespace) -> TrainConfig:
         lr_schedule=args.lr_schedule,
         warmup_epochs=args.warmup_epochs,
     )
+
+
+ACCEPT_WIDE_HINT = "Add --accept-wide to run it anyway."
+
+
+def add_accept_wide(parser: argparse.ArgumentParser) -> None:
+    """--accept-wide: run even when too few test windows could show a difference of 20 points."""
+    parser.add_argument(
+        "--accept-wide",
+        action="store_true",
+        help="run even when the test windows are too few to detect a 20-point difference (the answer will be wide)",
+    )
+
+
+def refuse_wide(line: str) -> int:
+    """Print why a run on too few test windows does not start, and how to start it anyway: exit status 2."""
+    print(line, file=sys.stderr)
+    print(ACCEPT_WIDE_HINT, file=sys.stderr)
+    return 2
 
 
 def runs_at_once(args: argparse.Namespace, device: str | None) -> tuple[int, str, str]:

@@ -51,11 +51,18 @@ def fold_training_windows(
     return training_window_counts(design, recordings, window, folds, stride)
 
 
+SECONDS_UNDER = 180  # a wait shorter than this is told in seconds: whole minutes were off by up to 50 % there
+
+
 def describe_wait(seconds: float) -> str:
-    """A wait in words: "about 40 s" under a minute, "about 3 min" from a minute on."""
+    """A wait in words: "about 40 s" under a minute, "about 75 s" (to 5 s) under three minutes, "about 4 min"
+    from three minutes on. Whole minutes below three told a 66 s press "about 1 min" and a 75 s one "about 2 min"
+    (issue 31)."""
     whole = max(1, round(seconds))
     if whole < 60:
         return f"about {whole} s"
+    if 5 * round(seconds / 5) < SECONDS_UNDER:
+        return f"about {5 * round(seconds / 5)} s"
     return f"about {round(seconds / 60)} min"
 
 

@@ -25,12 +25,13 @@ from core.lab import evaluations, jobs
 from core.lab.backends import ADDRESS_VARIABLE, BackendError, backend, cluster_reachable
 from core.lab.data_spec import DataSpec
 from core.lab.experiment.cli import command_line
-from core.lab.experiment.plan import Plan, experiment_config
+from core.lab.experiment.plan import Plan, experiment_config, main_test_windows
 from core.lab.figures import fault_lab as figures
 from core.lab.models import MODEL_DESCRIPTIONS, MODEL_NAMES, ModelConfig, check_model_settings
 from core.lab.names import WINDOWINGS
 from core.lab.report import plural
 from core.lab.speed import SpeedModel, calibrate
+from core.lab.stats.power import EXPERIMENT_ADVICE, too_few_windows
 from core.lab.training import TrainConfig, default_workers, describe_device, pick_device
 from core.lab.vibration import Recording
 from core.lab.wait import describe_wait, expected_seconds, plan_training_windows, windows_per_second
@@ -311,6 +312,26 @@ def start_experiment(data: LoadedData, settings: LabSettings) -> jobs.Job:
         windows = training_windows(data.uid, data.recordings, dict(plan.cutting))
         st.session_state[PRESS_KEY] = (windows, plan.run_count(), settings.epochs, plan.workers)
     return job
+
+
+def wide_answer(data: LoadedData, settings: LabSettings) -> str | None:
+    """The line saying that the experiment's test windows are too few for a clear answer (core.lab.stats.power),
+    or None when they are enough, or when the settings or the data cannot run (the page says why elsewhere)."""
+    try:
+        plan = settings.plan(data)
+        tested = main_test_windows(plan, data.recordings)
+    except ValueError:  # DataError among them: the data cannot be cut for training
+        return None
+    return too_few_windows(tested, "this experiment", EXPERIMENT_ADVICE)
+
+
+def confirm_wide(line: str | None, key: str) -> bool:
+    """Show `line` (too few test windows) and ask for a confirmation; whether the press may go ahead (always,
+    without a line). The box is not in the link: a shared link never accepts a wide answer for its visitor."""
+    if line is None:
+        return True
+    st.warning(line)
+    return st.checkbox("Run anyway: I accept an answer this wide", key=key)
 
 
 def page_refusal(runs: int, seconds: float) -> str | None:

@@ -18,6 +18,7 @@ from core.lab.data_spec import FILES_SPEC, DataSpec
 from core.lab.experiment.cli import command_line
 from core.lab.figures import fault_lab as figures
 from core.lab.reopen import sentence_markdown
+from core.lab.stats.summary import DEFAULT_MARGIN
 from core.lab.tables import confusion_frame, mean_per_class_f1, summed_confusion
 from core.safe_text import markdown_literal
 from ui.common import data_section, show_figure, show_table
@@ -98,10 +99,10 @@ def _summary(results: Mapping[str, Any]) -> None:
         st.warning("These numbers come from the leaky random windowing.")
     show_table(report.results_table(results), "results_table")
     st.info(sentence_markdown(results["verdict"]))
-    margin = next(iter(results["paired"].values()), {}).get("margin", 0.02)
+    margin = next(iter(results["paired"].values()), {}).get("margin", DEFAULT_MARGIN)  # points, as the JSON stores it
     st.caption(
         f"Each model against A, by the study's rule: equivalent when the 90 % CI of the difference lies within "
-        f"±{100 * margin:g} points, better or worse when the 95 % CI excludes 0, otherwise inconclusive. One split's "
+        f"±{margin:g} points, better or worse when the 95 % CI excludes 0, otherwise inconclusive. One split's "
         f"test windows are fixed, so this interval counts training noise only; a study (python -m core.study) "
         f"cross-validates in time and counts both."
     )

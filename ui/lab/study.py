@@ -16,9 +16,11 @@ from core.lab.names import DESIGNS
 from core.lab.reopen import open_saved, sentence_markdown
 from core.lab.report import plural
 from core.lab.shipped import read_shipped_studies
+from core.lab.stats.power import STUDY_ADVICE, clipped_words, reaches_bound, too_few_windows
 from core.lab.study import comparisons_table
 from core.lab.study.command import study_command
 from core.lab.study.comparisons import primary_comparison
+from core.lab.study.folds import windows_tested_per_fold
 from core.lab.study.runner import StudyPlan
 from core.lab.study.sweep import sweep_effects
 from core.lab.study.views import (
@@ -42,6 +44,7 @@ from ui.lab.experiment import (
     LabSettings,
     cluster_address,
     cluster_backend,
+    confirm_wide,
     page_refusal,
     start_job,
     training_workers,
@@ -122,7 +125,9 @@ def show_study(study: dict[str, Any]) -> None:
         show_table(per_class(study), "study_per_class")
     left_out = leave_one_out_table(study)
     if len(left_out):
-        st.markdown("**The primary with one (repeat, fold) left out**: how much one fold moves the answer")
+        rows = (primary or {}).get("leave_one_fold_out") or []
+        cut = f" (95 % CIs {clipped_words()})" if any(reaches_bound(row["ci95"]) for row in rows) else ""
+        st.markdown(f"**The primary with one (repeat, fold) left out**: how much one fold moves the answer{cut}")
         show_table(left_out, "study_leave_one_out")
     if effects := sweep_effects(study, config["metric"]):
         st.markdown(
@@ -197,8 +202,9 @@ def run_controls(data: LoadedData, settings: LabSettings) -> None:
         st.warning(refusal)
         st.code(plan.command, language="bash")
         return
+    confirmed = confirm_wide(study_wide_answer(data, plan), "accept_wide_study")
     busy = st.session_state.get(JOB_KEY) is not None
-    if st.button("Run a study", key="run_study", disabled=busy):
+    if st.button("Run a study", key="run_study", disabled=busy or not confirmed):
         try:
             st.session_state[JOB_KEY] = start_job(plan)
         except ValueError as error:  # core.limits.BudgetExceeded: the queue is full, or this session has a job
@@ -228,6 +234,13 @@ def study_plan(data: LoadedData, settings: LabSettings, design: str, folds: int,
     )
 
 
+def study_wide_answer(data: LoadedData, plan: StudyPlan) -> str | None:
+    """The line saying that the study's test windows (every window of one cutting, over its folds) are too few
+    for a clear answer (core.lab.stats.power), or None."""
+    tested = fold_windows(data.uid, data.recordings, plan.design, plan.window, plan.folds, "test")
+    return too_few_windows(sum(tested), "this study", STUDY_ADVICE)
+
+
 def study_seconds(data: LoadedData, settings: LabSettings, plan: StudyPlan) -> float:
     """The study's expected seconds from its folds' real training windows (core.lab.wait); DataError when the
     data cannot be cut into these folds."""
@@ -238,8 +251,13 @@ def study_seconds(data: LoadedData, settings: LabSettings, plan: StudyPlan) -> f
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
-def fold_windows(data_uid: str, _recordings: list[Recording], design: str, window: int, folds: int) -> list[int]:
-    """The training windows of each fold, cached per data set (keyed by its uid) and design."""
+def fold_windows(
+    data_uid: str, _recordings: list[Recording], design: str, window: int, folds: int, role: str = "train"
+) -> list[int]:
+    """The training (or, with role "test", the test) windows of each fold, cached per data set (keyed by its uid)
+    and design."""
+    if role == "test":
+        return windows_tested_per_fold(design, _recordings, window, folds)
     return fold_training_windows(_recordings, design, window, folds)
 
 

@@ -76,26 +76,34 @@ def saturation_curves(a: np.ndarray, outputs: np.ndarray, marked_a: float) -> go
     return go.Figure(traces, layout)
 
 
+def decade_step(values: np.ndarray, most: int = 8) -> int:
+    """Decades between the ticks of a log axis over the positive `values`: 1, 2, 5, 10, 20, 50, 100, ... so that
+    at most about `most` ticks are labelled. The Jacobian falls past 1e-300 before it underflows: one tick every
+    decade or two was hundreds of overlapping labels."""
+    positive = np.asarray(values, dtype=np.float64)
+    positive = positive[positive > 0]
+    if positive.size == 0:
+        return 1
+    decades = np.log10(positive.max()) - np.log10(positive.min())
+    steps = (factor * 10**power for power in range(4) for factor in (1, 2, 5))  # the float64 range is 632 decades
+    return next(step for step in steps if decades / step <= most)
+
+
 def jacobian_collapse(a: np.ndarray, max_abs: np.ndarray, norm: np.ndarray, marked_a: float) -> go.Figure:
-    """Largest |∂y_i/∂s_j| and the Frobenius norm of the Jacobian against a, both on log axes (a tick every
-    hundred decades of the y axis, which spans hundreds), and `marked_a` marked."""
+    """Largest |∂y_i/∂s_j| and the Frobenius norm of the Jacobian against a, both on log axes, and `marked_a`
+    marked."""
     floor = float(np.min(max_abs[max_abs > 0]))
     traces = [
         go.Scatter(x=a, y=max_abs, mode="lines", name="largest |∂y_i/∂s_j|", line=dict(color=UNSCALED)),
         go.Scatter(x=a, y=norm, mode="lines", name="‖J‖ (Frobenius)", line=dict(color=SCALED, dash="dash")),
         _marker(marked_a, (floor, 1.0), f"a = {marked_a:g}"),
     ]
-    decades = np.log10(floor)
     layout = house_layout(
         "The Jacobian collapses",
         400,
         xaxis=_axis("a (log scale)", type="log", dtick=1),
         yaxis=_axis(
-            "Jacobian size (log scale)",
-            type="log",
-            exponentformat="power",
-            tickmode="array",
-            tickvals=[10.0**e for e in range(0, int(decades) - 1, -50)],
+            "Jacobian size (log scale)", type="log", exponentformat="power", dtick=decade_step(np.r_[max_abs, norm])
         ),
     )
     return go.Figure(traces, layout)

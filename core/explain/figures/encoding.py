@@ -152,7 +152,9 @@ def wavelength_plot(pair_index: np.ndarray, wavelengths: np.ndarray, base: float
 
 def binary_counter(positions: np.ndarray, bits: np.ndarray, fine_positions: np.ndarray, waves: np.ndarray) -> go.Figure:
     """Bits of 0..N (top) above sinusoids of the same periods 2, 4, 8, ... (bottom): stacked, so the two panels'
-    titles and labels never meet on a phone."""
+    titles and labels never meet on a phone. Each wave and its bit (dotted) share one colour and are named beside
+    the wave at the right, not in a legend: a legend above the figure sat over the bit table it does not belong
+    to."""
     n_bits = bits.shape[1]
     figure = make_subplots(
         rows=2,
@@ -174,33 +176,38 @@ def binary_counter(positions: np.ndarray, bits: np.ndarray, fine_positions: np.n
         col=1,
     )
     for b in range(n_bits):
-        offset = 2.5 * b
-        figure.add_trace(
-            go.Scatter(
-                x=fine_positions,
-                y=waves[:, b] + offset,
-                mode="lines",
-                name=f"period {2 ** (b + 1)}",
-                legendgroup=str(b),
-            ),
-            row=2,
-            col=1,
-        )
-        figure.add_trace(
-            go.Scatter(
-                x=positions,
-                y=bits[:, b] * 2 - 1 + offset,
-                mode="lines",
-                line=dict(shape="hv", dash="dot", width=1),
-                name=f"bit {b}",
-                legendgroup=str(b),
-                showlegend=False,
-            ),
-            row=2,
-            col=1,
-        )
+        _wave_and_bit(figure, b, fine_positions, waves[:, b], positions, bits[:, b])
     figure.update_yaxes(title="bits of the position", row=1, col=1)
     figure.update_xaxes(title="position", row=1, col=1)
     figure.update_xaxes(title="position", row=2, col=1)
     figure.update_yaxes(showticklabels=False, title="waves, same periods", row=2, col=1)
+    figure.update_layout(showlegend=False, margin=dict(r=70))
     return _layout(figure, "The low bit flips fastest", height=620)
+
+
+def _wave_and_bit(
+    figure: go.Figure, b: int, fine_positions: np.ndarray, wave: np.ndarray, positions: np.ndarray, bit: np.ndarray
+) -> None:
+    """Bit b's wave (solid) and the bit itself (dotted) in the lower panel, offset upward by b, in one colour,
+    named at the right end of the wave."""
+    offset, colour, period = 2.5 * b, PALETTE[b % len(PALETTE)], 2 ** (b + 1)
+    common = dict(mode="lines", legendgroup=str(b), row=2, col=1)
+    figure.add_scatter(x=fine_positions, y=wave + offset, line=dict(color=colour), name=f"period {period}", **common)
+    figure.add_scatter(
+        x=positions,
+        y=bit * 2 - 1 + offset,
+        line=dict(color=colour, shape="hv", dash="dot", width=1),
+        name=f"bit {b}",
+        **common,
+    )
+    figure.add_annotation(
+        text=f"bit {b}<br>period {period}",
+        x=1.0,
+        xref="x2 domain",
+        xanchor="left",
+        y=offset,
+        yref="y2",
+        showarrow=False,
+        align="left",
+        font=dict(color=colour),
+    )

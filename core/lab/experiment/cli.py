@@ -18,7 +18,8 @@ It runs `run_plan` (core.lab.experiment.plan), which the Fault lab's background 
 be reproduced here with the same settings; `command_line(results["config"])` writes the command that does so.
 Runs train side by side, one per CPU core by default (`--workers`; one at a time on a GPU); each run's
 result depends on its seed alone, so the worker count changes the wall time (and the seconds and windows/s
-recorded per run), never a metric. Bad data or settings print one line saying what to change and exit with status 2.
+recorded per run), never a metric. Bad data or settings print one line saying what to change and exit with status 2;
+so do too few test windows for a clear answer (core.lab.stats.power), unless --accept-wide runs it anyway.
 """
 
 from __future__ import annotations
@@ -35,19 +36,22 @@ from core.lab import evaluations, report
 from core.lab.cli_args import (
     MODEL_FLAGS,
     TRAIN_FLAGS,
+    add_accept_wide,
     add_model_arguments,
     add_training_arguments,
     parse_list,
+    refuse_wide,
     runs_at_once,
     train_config,
 )
 from core.lab.contract import METRICS
 from core.lab.data_spec import DataSpec
-from core.lab.experiment.plan import Plan, run_plan
+from core.lab.experiment.plan import Plan, main_test_windows, run_plan
 from core.lab.experiment.results import save_results
 from core.lab.names import EXPERIMENT_FLAG_ALIASES, WINDOWINGS, flag_names
 from core.lab.report import format_list, format_number, plural
 from core.lab.runs import Event, RunFinished, StageStarted
+from core.lab.stats.power import EXPERIMENT_ADVICE, too_few_windows
 from core.lab.vibration import DataError
 from core.lab.vibration.windows import DEFAULT_SHARES, WindowSet
 
@@ -92,6 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
     evaluations.add_arguments(parser)
     parser.add_argument("--out", type=Path, default=Path("results.json"), help="where to write the results JSON")
     parser.add_argument("--quiet", action="store_true", help="print only the tables and the verdict")
+    add_accept_wide(parser)
     return parser
 
 
@@ -217,6 +222,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         missing = plan.data_settings.get("missing_files")
         if missing and not args.quiet:
             print(f"{args.dataset}: files not found, left out: {', '.join(missing)}")
+        wide = too_few_windows(main_test_windows(plan, plan.data), "this experiment", EXPERIMENT_ADVICE)
+        if wide and not args.accept_wide:
+            return refuse_wide(wide)
         results = run_plan(plan, progress=None if args.quiet else say)
     except (DataError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)

@@ -45,7 +45,7 @@ from core.lab.runs import (
 )
 from core.lab.training import TrainConfig
 from core.lab.vibration.types import Recording
-from core.lab.vibration.windows import DEFAULT_SHARES, WindowSet, make_windows
+from core.lab.vibration.windows import DEFAULT_SHARES, WindowSet, count_windows, make_windows
 
 CUTTING_KEYS = ("window", "stride", "shares", "windowing", "seed")  # keyword arguments of make_windows
 PlanData = WindowSet | Sequence[Recording]
@@ -145,6 +145,17 @@ def experiment_config(plan: Plan, windows: WindowSet) -> dict[str, Any]:
         },
         "evaluations": dict(plan.evaluations),
     }
+
+
+def main_test_windows(plan: Plan, data: PlanData) -> int:
+    """The test windows of the experiment itself (the MAIN stage, on which every model is compared with A),
+    counted before any training from the cut `plan_stages` makes, without cutting a window."""
+    if isinstance(data, WindowSet):
+        return len(data.y_test)
+    recordings = list(data)
+    for evaluation in plan.active:
+        recordings = evaluation.main_recordings(recordings)
+    return count_windows(recordings, **plan.cutting)["test"]
 
 
 def plan_stages(plan: Plan, data: PlanData) -> list[Stage]:

@@ -200,6 +200,9 @@ def confusion_matrices(matrices: Mapping[str, np.ndarray], class_names: Sequence
         # the panels share their classes down the side: the first one names them and titles the axis
         figure.update_yaxes(autorange="reversed", row=1, col=i, showticklabels=i == 1, title="true" if i == 1 else None)
     figure.update_xaxes(tickangle=-45, title="predicted")
+    # the panel titles (the models) sit above the plots, where only the title made room: the page shows the
+    # title as a line of its own (ui.common.show_figure), and the 10 px margin left cut the model names in half
+    figure.update_layout(margin=dict(t=34))
     return _layout(figure, "Confusion matrices (summed over seeds, row-normalised)", height=380)
 
 

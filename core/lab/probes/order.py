@@ -73,7 +73,7 @@ def order_test(model: torch.nn.Module, x: torch.Tensor, y: torch.Tensor, patch: 
 def order_summary(runs: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
     """Per model: the drop in accuracy points under shuffling and under reversal, mean ± sd over its runs
     and a 95 % t-interval (None for one run)."""
-    from core.lab.stats.intervals import paired_interval
+    from core.lab.stats.intervals import bounded, paired_interval
 
     summary: dict[str, dict[str, Any]] = {}
     for model in dict.fromkeys(run["model"] for run in runs):
@@ -83,7 +83,7 @@ def order_summary(runs: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]
         row = {"runs": len(tests), "accuracy": mean_sd([100 * t["accuracy"] for t in tests])}
         for kind in ("shuffled", "reversed"):
             drops = [100 * (t["accuracy"] - t[kind]) for t in tests]
-            interval = paired_interval(np.array([drops]))
+            interval = bounded(paired_interval(np.array([drops])), "accuracy")  # a drop lies within 100 points
             row[f"{kind}_drop"] = {**mean_sd(drops), "ci95": interval.ci(0.95)}
         summary[model] = row
     return summary

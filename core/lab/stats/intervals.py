@@ -38,12 +38,15 @@ secondary comparisons.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
+
+from core.lab.stats.power import clipped_words, metric_bound
 
 LOWER_IS_BETTER = ("log_loss",)
 MODEL_ROLES = {  # what each model is, in the few words a verdict sentence names it by (core.lab.models builds them)
@@ -83,13 +86,29 @@ class Interval:
     components: Components
     method: str = "fold means taken as independent"  # which interval this is, in words (the sentence names it)
     repeats: int = 1  # repeats of the K-fold partition (core.lab.stats.resampled); folds is K per repeat
+    # the largest |difference| the metric allows (100 points for accuracy; core.lab.stats.power.metric_bound):
+    # ci and mde80 stop there, and `clipped` says whether they had to; None: unbounded (log loss)
+    bound: float | None = None
 
     def ci(self, confidence: float) -> list[float] | None:
-        """[low, high] of the difference at `confidence` on the t reference, or None without a spread."""
+        """[low, high] of the difference at `confidence` on the t reference, within ±bound, or None without a
+        spread."""
         if self.se is None:
             return None
         half = stats.t.ppf(0.5 + confidence / 2, self.df) * self.se
-        return [self.diff - half, self.diff + half]
+        low, high = self.diff - half, self.diff + half
+        if self.bound is None:
+            return [low, high]
+        return [max(low, -self.bound), min(high, self.bound)]
+
+    @property
+    def clipped(self) -> bool:
+        """Whether the 95 % CI (the widest a sentence shows) or mde80 reached past ±bound and was cut there."""
+        if self.bound is None or self.se is None:
+            return False
+        free = dataclasses.replace(self, bound=None)
+        low, high = free.ci(0.95)
+        return low < -self.bound or high > self.bound or free.mde80 > self.bound
 
     @property
     def p(self) -> float | None:
@@ -105,7 +124,18 @@ class Interval:
         """The smallest true difference a two-sided 5 % test of this design detects with 80 % power."""
         if self.se is None:
             return None
-        return float((stats.t.ppf(0.975, self.df) + stats.t.ppf(0.80, self.df)) * self.se)
+        detectable = float((stats.t.ppf(0.975, self.df) + stats.t.ppf(0.80, self.df)) * self.se)
+        return detectable if self.bound is None else min(detectable, self.bound)
+
+
+def bounded(interval: Interval, metric: str) -> Interval:
+    """`interval` reported within what `metric` allows (±100 points for accuracy and the other fractions)."""
+    return dataclasses.replace(interval, bound=metric_bound(metric))
+
+
+def clip_words(interval: Interval) -> str:
+    """What the sentence adds when the interval or the detectable difference was cut at the bound, else ""."""
+    return clipped_words(interval.bound) if interval.clipped else ""
 
 
 def paired_interval(differences: np.ndarray) -> Interval:
@@ -203,7 +233,7 @@ def sentence(
     Without them, the one-split sentence the experiment's results have always carried."""
     if roles is not None or error_ratio is not None:
         return study_sentence(a, b, metric, interval, margin, word, population, roles=roles, error_ratio=error_ratio)
-    design = design_words(interval, population)
+    design = "; ".join(filter(None, (design_words(interval, population), clip_words(interval))))
     what = "" if metric == "accuracy" else f" in {metric.replace('_', ' ')}"
     unit = "points" if metric not in LOWER_IS_BETTER else "x 0.01 nats"
     if interval.se is None:
@@ -282,6 +312,7 @@ def study_sentence(
     B-noPE's errors; 6 seeds × 5 folds × 3 repeats, <population>; corrected resampled t ...)." `word` is the
     verdict value; `roles` defaults to MODEL_ROLES; `error_ratio` is (1 - acc_b) / (1 - acc_a) when given."""
     statement, items = _finding(b, metric, interval, margin, word)
+    items += [clip_words(interval)] if interval.clipped else []
     if error_ratio is not None:
         items.append(error_words(a, b, error_ratio))
     items += [design_words(interval, population), interval.method]

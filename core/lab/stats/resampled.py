@@ -84,9 +84,10 @@ def independent_interval(cells: np.ndarray) -> Interval:
     return Interval(flat.diff, flat.se, flat.df, folds, seeds, flat.components, method=method, repeats=repeats)
 
 
-def leave_one_fold_out(cells: np.ndarray, test_train_ratio: float) -> list[dict]:
+def leave_one_fold_out(cells: np.ndarray, test_train_ratio: float, bound: float | None = None) -> list[dict]:
     """For each (repeat, fold) left out, in order: {"repeat", "fold", "diff", "ci95"} of the other J - 1 fold
-    means by the corrected resampled t (J - 2 df); ci95 is None when fewer than two fold means remain."""
+    means by the corrected resampled t (J - 2 df), within ±bound when one is given (100 points for accuracy);
+    ci95 is None when fewer than two fold means remain."""
     d = _cells(cells)
     _check_ratio(test_train_ratio)
     repeats, folds, _ = d.shape
@@ -99,7 +100,7 @@ def leave_one_fold_out(cells: np.ndarray, test_train_ratio: float) -> list[dict]
         ci95 = None
         if se is not None:
             half = float(stats.t.ppf(0.975, rest.size - 1)) * se
-            ci95 = [diff - half, diff + half]
+            ci95 = [diff - half, diff + half] if bound is None else [max(diff - half, -bound), min(diff + half, bound)]
         rows.append({"repeat": j // folds, "fold": j % folds, "diff": diff, "ci95": ci95})
     return rows
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from core.lab.stats.intervals import paired_interval, sentence, verdict
+from core.lab.stats.intervals import bounded, paired_interval, sentence, verdict
 
 REFERENCE_MODEL = "A"
 DEFAULT_MARGIN = 2.0  # points: the equivalence margin of every comparison (results/study_protocol.md says why)
@@ -48,8 +48,9 @@ def paired_differences(
 ) -> dict[str, dict[str, Any]]:
     """paired[model]: `metric` of model minus that of `reference` on each seed both ran, judged by the study's
     rule (core.lab.stats.intervals) on one split: diff_mean, diff_sd, ci95, ci90, mde80 and margin in percentage
-    points (100 x a difference of fractions, as in the study JSON), n seeds, p, verdict and sentence. {} without
-    the reference."""
+    points (100 x a difference of fractions, as in the study JSON; ci95, ci90 and mde80 within ±100 for the
+    fraction metrics, and the sentence says when they were cut there), n seeds, p, verdict and sentence. {}
+    without the reference."""
     scores: dict[str, dict[int, float]] = {}
     for run in runs:
         scores.setdefault(run["model"], {})[int(run["seed"])] = float(run[metric])
@@ -67,7 +68,7 @@ def paired_differences(
         pair = {"metric": metric, "diff_mean": spread["mean"], "diff_sd": spread["sd"], "n": spread["n"]}
         pair.update(ci95=None, ci90=None, margin=float(margin), mde80=None, p=None, verdict=None)
         if seeds:
-            interval = paired_interval(differences[None, :])  # one split: the seeds are all that vary
+            interval = bounded(paired_interval(differences[None, :]), metric)  # one split: the seeds alone vary
             word = verdict(interval, margin)
             pair.update(
                 ci95=interval.ci(0.95), ci90=interval.ci(0.90), mde80=interval.mde80, p=interval.p, verdict=word

@@ -8,7 +8,8 @@ Designs (--design; --split is its old name): time-cv (each recording cut into K 
 load-out (one fold per held-out motor load), fault-size (train on two fault sizes, test on the third; a
 4-class task by fault location). --repeats R cuts time-cv's blocks R times at other boundaries; --checkpoint
 FILE keeps every finished run, so the same command resumes a stopped study. Every model and training flag of
-`python -m core.experiment` applies. Bad data or settings: one line, exit 2.
+`python -m core.experiment` applies. Bad data or settings: one line, exit 2; too few test windows for a clear
+answer too (core.lab.stats.power), unless --accept-wide runs it anyway.
 """
 
 from __future__ import annotations
@@ -21,12 +22,22 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from core.lab import report
-from core.lab.cli_args import add_model_arguments, add_training_arguments, parse_list, runs_at_once, train_config
+from core.lab.cli_args import (
+    add_accept_wide,
+    add_model_arguments,
+    add_training_arguments,
+    parse_list,
+    refuse_wide,
+    runs_at_once,
+    train_config,
+)
 from core.lab.data_spec import DataSpec
 from core.lab.names import DESIGNS, STUDY_FLAG_ALIASES, flag_names
 from core.lab.runs import Event, RunFinished
+from core.lab.stats.power import STUDY_ADVICE, too_few_windows
 from core.lab.study.comparisons import STUDY_METRICS, comparisons_table
 from core.lab.study.contract import load_study, save_study
+from core.lab.study.folds import windows_tested_per_fold
 from core.lab.study.runner import StudyPlan, reanalyse, run_study
 from core.lab.study.sweep import sweep_effects
 from core.lab.vibration import DataError
@@ -90,6 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--reanalyse", type=Path, help="compare a saved study again (its stored runs; --metric / --margin) into --out"
     )
+    add_accept_wide(parser)
     return parser
 
 
@@ -160,6 +172,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _report(study, args.out, started)
     try:
         plan = make_study_plan(args, shlex.join(["python", "-m", "core.study", *argv]))
+        tested = windows_tested_per_fold(plan.design, plan.recordings, plan.window, plan.folds, plan.stride)
+        wide = too_few_windows(sum(tested), "this study", STUDY_ADVICE)
+        if wide and not args.accept_wide:
+            return refuse_wide(wide)
         total = plan.run_count()
         if not args.quiet:
             print(

@@ -34,10 +34,12 @@ from core.lab.stats.intervals import (
     MODEL_ROLES,
     Interval,
     bonferroni_confidence,
+    bounded,
     holm,
     sentence,
     verdict,
 )
+from core.lab.stats.power import metric_bound
 from core.lab.stats.resampled import error_rate_ratio, independent_interval, leave_one_fold_out, resampled_interval
 
 STUDY_METRICS = ("accuracy", "balanced_accuracy", "f1", "log_loss")
@@ -173,7 +175,8 @@ def compare(
         raise ValueError(f"the equivalence margin must be positive (in points), got {margin}")
     cells, keys, _ = cell_differences(study, a, b, metric)
     ratio = fold_test_train_ratio(study)
-    interval, independent = resampled_interval(cells, ratio), independent_interval(cells)
+    interval = bounded(resampled_interval(cells, ratio), metric)
+    independent = bounded(independent_interval(cells), metric)
     if secondary_count:
         interval, independent = _bonferroni(interval, secondary_count), _bonferroni(independent, secondary_count)
     accuracy_a, accuracy_b = _mean_accuracies(study, a, b)
@@ -205,13 +208,15 @@ def compare(
         "adjusted": "bonferroni" if secondary_count else None,
         "ci95_independent": independent.ci(0.95),
         "error_rate_ratio": ratio_of_errors,
-        "leave_one_fold_out": None if secondary_count else _leave_one_out(cells, keys, ratio),
+        "leave_one_fold_out": None if secondary_count else _leave_one_out(cells, keys, ratio, metric_bound(metric)),
         "by_fold": per_fold,
     }
 
 
-def _leave_one_out(cells: np.ndarray, keys: Sequence[tuple[int, int]], ratio: float) -> list[dict[str, Any]]:
-    rows = leave_one_fold_out(cells, ratio)
+def _leave_one_out(
+    cells: np.ndarray, keys: Sequence[tuple[int, int]], ratio: float, bound: float | None
+) -> list[dict[str, Any]]:
+    rows = leave_one_fold_out(cells, ratio, bound)
     return [{**row, "repeat": repeat, "fold": fold} for row, (repeat, fold) in zip(rows, keys)]
 
 
@@ -246,7 +251,7 @@ def decomposition(study: Mapping[str, Any], metric: str = "accuracy") -> dict[st
     ratio = fold_test_train_ratio(study)
     parts: dict[str, Any] = {"metric": metric}
     for name, a, b in DECOMPOSITION:
-        interval = resampled_interval(cell_differences(study, a, b, metric)[0], ratio)
+        interval = bounded(resampled_interval(cell_differences(study, a, b, metric)[0], ratio), metric)
         parts[name] = {"a": a, "b": b, "diff": interval.diff, "ci95": interval.ci(0.95)}
     return parts
 

@@ -141,6 +141,12 @@ def _training_count(index, name, recordings, roles, labels, class_names, window,
     return sum(int(s.size) for _, s in roles["train"])
 
 
+def _test_count(index, name, recordings, roles, labels, class_names, window, stride, design, repeat=0) -> int:
+    """A fold's test windows, from its window starts alone (the `build` of windows_tested_per_fold)."""
+    _check_roles(roles, design)
+    return sum(int(s.size) for _, s in roles["test"])
+
+
 def _fold(index: int, name: str, recordings, roles, labels, class_names, window, stride, design, repeat=0) -> Fold:
     windows = _fold_windows(recordings, roles, labels, class_names, window, stride, design)
     tests = [(i, s) for i, s in roles["test"] if s.size]
@@ -359,3 +365,11 @@ def training_window_counts(
     """The training windows of each fold `make_folds` would make, counted from the window starts: no window is
     cut, so the page can tell a study's wait on data whose folds would take hundreds of MB."""
     return make_folds(design, recordings, window, k, stride, repeats, build=_training_count)
+
+
+def windows_tested_per_fold(
+    design: str, recordings: Sequence[Recording], window: int, k: int = 5, stride: int | None = None
+) -> list[int]:
+    """The test windows of each fold of one cutting `make_folds` would make (their sum: every window a study
+    tests, each once per repeat), counted from the window starts alone."""
+    return make_folds(design, recordings, window, k, stride, 1, build=_test_count)

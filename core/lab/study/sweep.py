@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from core.lab.runs import Event, PlanStopped, Stage, StageKey, train_run, train_stages
+from core.lab.stats.intervals import bounded
 from core.lab.stats.resampled import resampled_interval
 from core.lab.study.checkpoint import Checkpoint
 from core.lab.study.comparisons import cell_differences, fold_test_train_ratio
@@ -115,7 +116,7 @@ def sweep_effects(study: Mapping[str, Any], metric: str = "accuracy") -> list[di
             else:
                 runs += [run for run in sweep if run["model"] == model and run["pe_scale"] == scale]
             cells = cell_differences({**study, "runs": runs}, partner, model, metric)[0]
-            interval = resampled_interval(cells, ratio)
+            interval = bounded(resampled_interval(cells, ratio), metric)
             rows.append(
                 {
                     "model": model,

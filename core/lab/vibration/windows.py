@@ -112,8 +112,21 @@ def count_training_windows(
 ) -> int:
     """How many training windows `make_windows` cuts with these settings, counted from the window starts: no
     window is copied. The page's wait estimate asks it of data sets whose windows would take hundreds of MB."""
+    return count_windows(recordings, window, stride, shares, windowing, seed)["train"]
+
+
+def count_windows(
+    recordings: list[Recording],
+    window: int = 1024,
+    stride: int | None = None,
+    shares: tuple[float, float, float] = DEFAULT_SHARES,
+    windowing: str = "time",
+    seed: int = 0,
+) -> dict[str, int]:
+    """How many windows of each role (train, val, test) `make_windows` cuts with these settings, counted from the
+    window starts alone (see count_training_windows)."""
     starts_by_role = _checked_starts(list(recordings), window, stride, shares, windowing, seed)[3]
-    return sum(int(starts.size) for _, starts in starts_by_role["train"])
+    return {role: sum(int(starts.size) for _, starts in starts_by_role[role]) for role in ROLES}
 
 
 def _checked_starts(

@@ -1,0 +1,80 @@
+"""How small a difference a test set can show, before any training: the check that stops a run on too few test
+windows from reporting a number that cannot answer anything.
+
+Two models scored on n test windows, both near accuracy p, differ by a true d (a fraction). A two-sided test at
+level alpha finds it with probability `power` when
+
+    d >= (z_(1 - alpha/2) + z_power) * sqrt(2 p (1 - p) / n),
+
+the normal approximation to two binomial proportions (each model's accuracy has variance p (1 - p) / n). At
+p = 0.9, alpha = 5 % and 80 % power, 100 test windows detect 11.9 points and 36 windows 19.8; 35 windows or
+fewer cannot detect 20 points (WIDE_POINTS), and the Fault lab and both CLIs then say so before training
+(`too_few_windows`). The models share their test windows, which helps a paired test somewhat; the estimate is a
+guide to whether an answer is possible, not the interval a finished run reports.
+
+Differences of accuracies (and of balanced accuracy, F1, precision, recall: fractions in [0, 1]) lie within
+±100 points, so intervals and detectable differences are reported within that bound (ACCURACY_BOUND,
+core.lab.stats.intervals clips to it and the sentences say so).
+"""
+
+from __future__ import annotations
+
+import math
+
+from scipy import stats
+
+WIDE_POINTS = 20.0  # a detectable difference above this gets one line and a confirmation before training
+ASSUMED_ACCURACY = 0.9
+POWER, ALPHA = 0.8, 0.05
+ACCURACY_BOUND = 100.0  # points: the largest difference two fractions in [0, 1] can have
+BOUNDED_METRICS = ("accuracy", "balanced_accuracy", "f1", "precision", "recall")  # fractions; log loss is not
+
+
+def detectable_difference(
+    n_test: int, accuracy: float = ASSUMED_ACCURACY, power: float = POWER, alpha: float = ALPHA
+) -> float:
+    """The smallest true difference in points between two models' accuracies (both near `accuracy`), each
+    scored on `n_test` windows, that a two-sided test at level `alpha` finds with probability `power` (see the
+    module docstring); not clipped: compare it with ACCURACY_BOUND to say so."""
+    if isinstance(n_test, bool) or not isinstance(n_test, int) or n_test < 1:
+        raise ValueError(f"n_test must be a positive number of test windows, got {n_test!r}")
+    if not 0 < accuracy < 1 or not 0 < power < 1 or not 0 < alpha < 1:
+        raise ValueError(f"accuracy, power and alpha must lie in (0, 1), got {accuracy}, {power}, {alpha}")
+    z = stats.norm.ppf(1 - alpha / 2) + stats.norm.ppf(power)
+    return float(100 * z * math.sqrt(2 * accuracy * (1 - accuracy) / n_test))
+
+
+def metric_bound(metric: str) -> float | None:
+    """The largest |difference| in points a metric allows: ACCURACY_BOUND for fractions, None for log loss."""
+    return ACCURACY_BOUND if metric in BOUNDED_METRICS else None
+
+
+def clipped_words(bound: float = ACCURACY_BOUND) -> str:
+    """What a sentence or a table heading adds when an interval or a detectable difference was cut at `bound`."""
+    return f"clipped to ±{bound:g} points, the largest difference there can be"
+
+
+def reaches_bound(ends: list[float] | None, bound: float = ACCURACY_BOUND) -> bool:
+    """Whether a stored interval [low, high] was cut at ±bound (an end that lies on it)."""
+    return ends is not None and any(abs(end) >= bound for end in ends)
+
+
+def too_few_windows(n_test: int, what: str, advice: str) -> str | None:
+    """One line when `n_test` test windows cannot detect WIDE_POINTS (what it could detect, and `advice`, what to
+    do); None when they can. `what`: "this experiment" or "this study"."""
+    detectable = detectable_difference(n_test)
+    if detectable <= WIDE_POINTS:
+        return None
+    windows = f"{n_test:,} test window{'' if n_test == 1 else 's'}"
+    if detectable >= ACCURACY_BOUND:
+        could = f"could not detect even a difference of {ACCURACY_BOUND:g} points, the largest there can be"
+    else:
+        could = f"could only detect differences of about {detectable:.0f} points or more"
+    return (
+        f"Too few test windows for a clear answer: with {windows}, {what} {could} (80 % power at 90 % accuracy). "
+        f"For a clear answer use {advice}."
+    )
+
+
+EXPERIMENT_ADVICE = "longer recordings, a smaller window, or a study, which tests every window once"
+STUDY_ADVICE = "longer recordings or a smaller window"
