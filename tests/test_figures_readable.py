@@ -35,7 +35,15 @@ def plotly_page():
 
 def test_every_page_is_found_and_draws_its_figures(page_figures):
     pages = {name.split()[0] for name in page_figures}
-    assert pages == {"home", "encoding_matrix", "wavelengths", "similarity", "softmax_saturation", "fault_lab"}
+    assert pages == {
+        "home",
+        "walkthrough",
+        "encoding_matrix",
+        "wavelengths",
+        "similarity",
+        "softmax_saturation",
+        "fault_lab",
+    }
     # the Fault lab's results and study figures came on screen too
     assert {"fault_lab fig_confusion_matrices", "fault_lab fig_study_confusion"} <= set(page_figures)
 
