@@ -4,9 +4,11 @@ import streamlit as st
 
 from ui.garbage import collect_garbage
 from ui.rooms import built_rooms
+from ui.style import apply_global_style
 
 collect_garbage()  # once per full run, not after every fragment rerun (ui/garbage.py says why and how)
 st.set_page_config(page_title="PE Lab", page_icon=":material/waves:", layout="wide")
+apply_global_style()
 
 sections: dict[str, list[st.Page]] = {
     "Story": [st.Page("pages/home.py", title="Home", icon=":material/home:", default=True)]

@@ -99,8 +99,8 @@ with data_section("encoding_matrix"):  # the overview and the zoom: one download
         )
     st.markdown("In symbols, with positions counted from 0 and i the index of a sine-cosine pair:")
     st.latex(
-        r"PE_{(pos,\,2i)} = \sin\!\Big(\frac{pos}{base^{2i/d}}\Big) \qquad "
-        r"PE_{(pos,\,2i+1)} = \cos\!\Big(\frac{pos}{base^{2i/d}}\Big)"
+        r"\begin{aligned} PE_{(pos,\,2i)} &= \sin\!\Big(\frac{pos}{base^{2i/d}}\Big) \\ "
+        r"PE_{(pos,\,2i+1)} &= \cos\!\Big(\frac{pos}{base^{2i/d}}\Big) \end{aligned}"
     )
     with st.expander("Zoom window at full resolution"):
         zoom_left, zoom_right = st.columns(2)
