@@ -114,6 +114,7 @@ const engine = (() => {
     }
   };
   const drawn = [];
+  let plotlyMs = 0; // of the current redraw, the time spent inside Plotly (the rest is the kernels and the DOM)
   const apply = (name, update) => {
     const gd = graph(name);
     if (!gd || !window.Plotly) return;
@@ -122,7 +123,9 @@ const engine = (() => {
       return;
     }
     state.pending.delete(name);
+    const start = performance.now();
     update(gd);
+    plotlyMs += performance.now() - start;
     drawn.push(name);
   };
   // Heatmaps while a control moves: Plotly's heatmap costs about 2 ms per thousand cells to restyle, too slow for a
@@ -283,6 +286,7 @@ const engine = (() => {
     if (!changed.length) return;
     drawing = true;
     drawn.length = 0;
+    plotlyMs = 0;
     const inputAt = state.lastInputAt;
     const startedAt = performance.now();
     try {
@@ -295,6 +299,7 @@ const engine = (() => {
     }
     const record = {
       view: mount.name, changed, input_at: inputAt, started_at: startedAt, drawn_at: performance.now(), figures: [...drawn],
+      plotly_ms: plotlyMs,
     };
     state.draws.push(record);
     if (state.draws.length > 2000) state.draws.splice(0, 1000);
