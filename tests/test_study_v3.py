@@ -10,11 +10,12 @@ import shlex
 import numpy as np
 import pytest
 
+from core.lab.data_spec import DataSpec
 from core.lab.epochs import BestEpoch
 from core.lab.study import save_study, validate_study
 from core.lab.study.cli import build_parser, main, make_study_plan
 from core.lab.study.contract import load_study
-from core.lab.study.folds import make_folds, time_blocks
+from core.lab.study.folds import fold_options, make_folds, time_blocks
 from core.lab.study.order_gap import order_gap
 from core.lab.study.runner import reanalyse
 from core.lab.study.tuning import pooled_rates
@@ -181,6 +182,11 @@ def test_a_protocol_3_study_stores_its_version_one_rate_per_model_spectrum_lr_an
     assert all("the room order has: " in comparison["sentence"] for comparison in study["comparisons"])
     assert "spectrum-LR" in printed and "Order gap:" in printed
     assert reanalyse(study) == study  # the order gap and the sentences come back from the stored runs
+    # its folds come back from its config alone (what a retrain of a stored cell needs)
+    options = fold_options(config)
+    folds = make_folds("time-cv", DataSpec.from_dict(config["data"]).load(), WINDOW, 3, **options)
+    assert [len(f.windows.x_val) for f in folds] == [fold["n_val"] for fold in study["folds"]]
+    assert options["validation"] == "slices" and fold_options({})["validation"] == "block"
 
 
 def test_an_order_gap_needs_spectrum_lr_and_a_model_that_sees_order():

@@ -175,10 +175,16 @@ def train_run(
     def epoch_ended(epoch: int, metrics: dict[str, float]) -> None:
         emit(EpochEnded(stage.key, model, seed, epoch, metrics))
 
-    fit = train_spectrum_lr if model in BASELINE_MODELS else (trainer or train)
+    fit = fit_function(model, trainer)
     run = fit(stage.windows, model, stage.config, seed, device, epoch_ended, stop, keep_weights, test_sets or None)
     run["stage"] = stage.key.label
     return run
+
+
+def fit_function(model: str, trainer: Callable[..., dict[str, Any]] | None = None) -> Callable[..., dict[str, Any]]:
+    """What fits `model`: core.lab.training.train (or `trainer`, e.g. a Ray backend's), or for a baseline
+    core.lab.spectrum_baseline.train_spectrum_lr; each takes train's arguments and returns its run dict."""
+    return train_spectrum_lr if model in BASELINE_MODELS else (trainer or train)
 
 
 def longest_first(tasks: Sequence[tuple[int, str]]) -> list[int]:

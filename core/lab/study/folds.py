@@ -26,7 +26,7 @@ windows are the same under both. Normalisation (one mean, one std) is fitted on 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -380,6 +380,13 @@ def make_folds(
     if design == "fault-size":
         return fault_size_folds(recordings, window, stride, build, validation)
     raise ValueError(f"design must be one of {DESIGNS}, got {design!r}")
+
+
+def fold_options(config: Mapping[str, Any]) -> dict[str, Any]:
+    """make_folds' keyword-only settings of a study JSON's config: protocol 3 validates on slices (a file without
+    config.protocol_version ran under protocol 2), a load-out study may name its train and test loads."""
+    validation = "slices" if config.get("protocol_version", 2) == 3 else "block"
+    return {"validation": validation, "train_loads": config.get("train_loads"), "test_loads": config.get("test_loads")}
 
 
 def training_window_counts(
