@@ -41,6 +41,7 @@ from core.lab.stats.intervals import (
 )
 from core.lab.stats.power import metric_bound
 from core.lab.stats.resampled import error_rate_ratio, independent_interval, leave_one_fold_out, resampled_interval
+from core.lab.study.order_gap import order_gap, room_words
 
 STUDY_METRICS = ("accuracy", "balanced_accuracy", "f1", "log_loss")
 PRIMARY = ("B-noPE", "B")  # (a, b): b - a
@@ -143,8 +144,11 @@ def by_fold(study: Mapping[str, Any], cells: np.ndarray, keys: Sequence[tuple[in
     ]
 
 
-def fault_size_sentence(a: str, b: str, metric: str, per_fold: Sequence[Mapping[str, Any]], diff: float) -> str:
-    """Why a fault-size study gives each size's effect and no pooled verdict, with the effects."""
+def fault_size_sentence(
+    a: str, b: str, metric: str, per_fold: Sequence[Mapping[str, Any]], diff: float, room: str | None = None
+) -> str:
+    """Why a fault-size study gives each size's effect and no pooled verdict, with the effects (and the room
+    order has, `room`, when the study ran spectrum-LR)."""
     what = "" if metric == "accuracy" else f" in {metric.replace('_', ' ')}"
     unit = "x 0.01 nats" if metric in LOWER_IS_BETTER else "points"
     sizes = "; ".join(
@@ -156,7 +160,7 @@ def fault_size_sentence(a: str, b: str, metric: str, per_fold: Sequence[Mapping[
         f"No pooled verdict for {b} - {a}{what}: {sizes} {unit} (mean {diff:+.1f}, the sizes span {spread:.1f}). "
         f"With {len(per_fold)} held-out fault sizes there are only {len(per_fold)} fold means, each a different "
         f"task, too few to separate the models' difference from how it changes with the size, so each size is "
-        f"reported on its own."
+        f"reported on its own." + ("" if room is None else f" Over all sizes, {room}.")
     )
 
 
@@ -182,14 +186,15 @@ def compare(
     accuracy_a, accuracy_b = _mean_accuracies(study, a, b)
     ratio_of_errors = error_rate_ratio(accuracy_a, accuracy_b)
     per_fold = by_fold(study, cells, keys)
-    config = study["config"]
+    config, gap = study["config"], order_gap(study)
+    room = None if gap is None else room_words(gap)  # only a study that ran spectrum-LR: older sentences stay
     if config["design"] == "fault-size":
-        word, words = "inconclusive", fault_size_sentence(a, b, metric, per_fold, interval.diff)
+        word, words = "inconclusive", fault_size_sentence(a, b, metric, per_fold, interval.diff, room)
     else:
         word = verdict(interval, margin, metric in LOWER_IS_BETTER)
         population = config["population"]
         words = sentence(
-            a, b, metric, interval, margin, word, population, roles=MODEL_ROLES, error_ratio=ratio_of_errors
+            a, b, metric, interval, margin, word, population, roles=MODEL_ROLES, error_ratio=ratio_of_errors, room=room
         )
     return {
         "a": a,
