@@ -2,7 +2,10 @@
 studies of the real shifted-block design (core.lab.stats.block_simulation) at a known truth: coverage inside the
 binomial band at both ends, power, and a half-width that matches the true spread of the estimate."""
 
+import gzip
+import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -27,7 +30,11 @@ from core.lab.stats.variance_components import (
     planned_half_width,
     shifted_block_overlap,
 )
+from core.lab.study import validate_study
+from core.lab.study.comparisons import cell_differences, compare_all, decomposition, fold_overlap
+from core.lab.study.runner import reanalyse
 
+ROOT = Path(__file__).resolve().parents[1]
 STUDIES = 1000
 BAND = [bound / STUDIES for bound in stats.binom.interval(0.99, STUDIES, 0.95)]  # [0.931, 0.967]
 
@@ -158,3 +165,37 @@ def test_a_cwru_like_study_finds_a_5_point_difference():
     result = judge(simulate(rng, SETS["CWRU-like"], 5.0, 500), OVERLAP, 5.0)
     assert result["power"] > 0.95
     assert result["coverage"] > 0.9
+
+
+# --- in the study's comparisons ------------------------------------------------------------------------------
+
+
+def test_the_share_of_test_samples_two_stored_folds_hold_in_common_by_hand():
+    # fold (0, 0) tests samples 0-200 of recording 0, fold (1, 0) samples 50-150: 100 shared of 200 and 100
+    study = {
+        "config": {"window": 100},
+        "folds": [
+            {"repeat": 0, "fold": 0, "recording": [0, 0], "start": [0, 100]},
+            {"repeat": 1, "fold": 0, "recording": [0], "start": [50]},
+        ],
+    }
+    overlap = fold_overlap(study, [(0, 0), (1, 0)])
+    assert overlap == pytest.approx(np.array([[1, 100 / math.sqrt(200 * 100)], [100 / math.sqrt(200 * 100), 1]]))
+
+
+def test_a_protocol_3_study_reports_the_new_interval_and_a_v2_study_is_unchanged():
+    with gzip.open(ROOT / "results" / "study_cwru_0hp_time-cv.json.gz") as handle:
+        study = json.load(handle)
+    assert reanalyse(study)["comparisons"] == study["comparisons"]  # v2: the stored numbers, to the bit
+    v3 = {**study, "config": {**study["config"], "protocol_version": 3}}
+    comparisons = compare_all(v3)
+    validate_study({**study, "comparisons": comparisons})  # the v3 comparisons keep the study contract
+    primary = comparisons[0]
+    cells, keys, _ = cell_differences(study, "B-noPE", "B")
+    interval = block_interval(cells, fold_overlap(study, keys))
+    assert primary["ci95"] == pytest.approx(interval.ci(0.95)) and primary["mde80"] == pytest.approx(interval.mde80)
+    assert primary["variance_components"] == pytest.approx(components_record(interval))
+    assert "REML variance components" in primary["sentence"]
+    assert len(primary["leave_one_fold_out"]) == 15
+    assert decomposition(v3)["encoding"]["ci95"] == pytest.approx(interval.ci(0.95))
+    assert all("variance_components" not in c for c in study["comparisons"])
