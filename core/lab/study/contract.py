@@ -78,7 +78,7 @@ from core.lab.study.checks import (
     check_tuned_rates,
     check_tuning_runs,
 )
-from core.lab.study.comparisons import COMPARISON_KEYS, STUDY_METRICS
+from core.lab.study.comparisons import COMPARISON_KEYS, OPTIONAL_COMPARISON_KEYS, STUDY_METRICS
 from core.lab.study.order_gap import check_order_gap
 from core.limits import MAX_REOPENED_BYTES, MAX_TEXT_CHARS
 
@@ -371,7 +371,7 @@ def _check_fold(where: str, fold: Any, n_recordings: int) -> None:
 
 
 def _check_comparison(where: str, comparison: Any) -> None:
-    check_keys(where, comparison, COMPARISON_KEYS)
+    check_keys(where, comparison, COMPARISON_KEYS, OPTIONAL_COMPARISON_KEYS)
     require(is_text(comparison["a"]) and is_text(comparison["b"]), f"{where}.a and .b must be model names")
     require(comparison["metric"] in STUDY_METRICS, f"{where}.metric must be one of {STUDY_METRICS}")
     require(comparison["verdict"] in VERDICTS, f"{where}.verdict must be one of {VERDICTS}")
