@@ -128,7 +128,7 @@ def test_a_pulse_is_symmetric_in_time_so_a_reversed_stream_of_one_class_is_a_str
 
 
 def test_the_levels_bring_the_two_silences_closer_from_a_contrast_of_48_samples_to_16():
-    assert [level.contrast for level in curve_levels()] == [48, 32, 24, 16]
+    assert [level.contrast for level in curve_levels()] == [48, 24, 20, 16]
     assert curve_level(0).short_gap == (48, 79) and curve_level(0).long_gap == (96, 127)
     assert all(sum(level.short_gap) + sum(level.long_gap) == 2 * 144 + 2 * (PATCH - 1) for level in curve_levels())
     for bad in (-1, len(SHORT_GAP_BASES), 1.5, True, "0"):
@@ -142,7 +142,7 @@ def test_the_curve_is_deterministic_in_its_seed_and_labels_its_two_classes_by_th
     assert all(np.array_equal(a.signal, b.signal) for a, b in zip(first, again))
     assert not np.array_equal(first[0].signal, other[0].signal)
     assert first[0].signal.size == 24_000 and first[0].sample_rate == 12_000.0
-    assert first[1].meta["contrast_samples"] == 32 and first[1].meta["short_gap_samples"] == [56, 87]
+    assert first[1].meta["contrast_samples"] == 24 and first[1].meta["short_gap_samples"] == [60, 91]
     for duration in (float("nan"), 0.0, -1.0, 601.0):
         with pytest.raises(DataError, match="duration must be above 0 and at most 600 s per class"):
             load_order_curve(duration_s=duration)
@@ -152,12 +152,12 @@ def test_the_curve_is_a_data_source_that_round_trips_through_its_dict_and_the_st
     spec = DataSpec("order_curve", data_seed=3, synthetic_duration_s=2.5, order_level=2)
     settings = spec.to_dict()
     assert DataSpec.from_dict(settings) == spec
-    assert settings["order_level"] == 2 and settings["order_curve"]["contrast_samples"] == 24
-    assert settings["order_curve"]["short_gap_samples"] == [60, 91] and settings["loads"] is None
+    assert settings["order_level"] == 2 and settings["order_curve"]["contrast_samples"] == 20
+    assert settings["order_curve"]["short_gap_samples"] == [62, 93] and settings["loads"] is None
     assert DataSpec.from_args(build_parser().parse_args(spec.argv())) == spec
     assert "--order-level 2" in " ".join(spec.argv())
     short = "--dataset order_curve --level 2 --duration 2.5 --data-seed 3".split()
     assert DataSpec.from_args(build_parser().parse_args(short)) == spec
     recordings = spec.load()
     assert [r.label for r in recordings] == ["positive_leads", "negative_leads"]
-    assert "level 2" in spec.describe(len(recordings)) and "24 samples apart" in spec.describe(len(recordings))
+    assert "level 2" in spec.describe(len(recordings)) and "20 samples apart" in spec.describe(len(recordings))

@@ -50,7 +50,7 @@ PATCH = 32  # = ModelConfig.patch: lengths and silences are jittered over one pa
 PULSE_SAMPLES = (64, 95)  # a pulse's length, both ends included: 2-3 patches
 EDGE_SAMPLES = 8  # each pulse rises and falls over this many samples (a raised cosine), so it is symmetric
 GAP_BASES_SUM = 144  # short base + long base: a cycle of two pulses and two silences averages 334 samples
-SHORT_GAP_BASES = (48, 56, 60, 64)  # per level, easiest first: contrasts 48, 32, 24, 16 samples
+SHORT_GAP_BASES = (48, 60, 62, 64)  # per level, easiest first: contrasts 48, 24, 20, 16 samples
 NOISE_RMS = 0.1  # white noise floor under pulses of height about 1
 AMPLITUDE_SPREAD = 0.2  # log-normal sigma of each pulse's height
 CLASS_NAMES = ("positive_leads", "negative_leads")
