@@ -19,7 +19,8 @@ Why only the order tells the classes apart, at every level:
   kurtosis and the multiset of patch energies, and sends patch j to patch 31 - j of a process whose every patch
   has the same law: the power spectrum, every order-free summary and any one patch are distributed alike in both
   classes. (Two different events swapped in order change the spectrum through their cross term, unless each
-  is symmetric about its centre or their phases are random: hence symmetric pulses.)
+  is symmetric about its centre or their phases are random: hence symmetric pulses.) Flipping every sign maps
+  the classes onto each other too, which keeps the spectrum and every even statistic on its own.
 - **The patches are the same bag.** Every length and silence holds a term uniform over one patch, so where a
   pulse starts and ends inside its patch is uniform and independent of every other pulse; silences of at least
   48 samples keep two pulses out of one patch. A window's patches are then pieces of positive pulses, pieces of
