@@ -95,16 +95,17 @@ def coverage(tables: np.ndarray, interval) -> float:
     return float(np.mean((cis[:, 0] <= 0) & (0 <= cis[:, 1])))
 
 
-def test_the_corrected_interval_covers_with_overlapping_folds_and_the_independent_one_does_not():
+def test_the_v2_corrected_interval_is_over_wide_and_the_independent_one_under_covers():
     # N = 1,000 studies at a true 0, R = 3 repeats x K = 5 folds x S = 3 seeds, 120 test windows a fold, time-cv
     # style (a validation block held out, so n_test / n_train = 1/3). A method that truly covers 95 % lands in
-    # BAND = [0.931, 0.967] with probability >= 99 % (binomial, exact: 0.9929). Measured: corrected 0.999
-    # (conservative: above the band, as Nadeau & Bengio's correction is when the fold means correlate less than
-    # it assumes), the independent-folds interval 0.830 (the retested windows and shared training blocks it
-    # ignores).
+    # BAND = [0.931, 0.967] with probability >= 99 % (binomial, exact: 0.9929). Neither v2 interval does:
+    # measured, the corrected resampled t 0.999, ABOVE the band (over-wide: its factor 1/J + n_test/n_train
+    # multiplies the seed noise too, which is independent across folds; the protocol-3 interval replaces it,
+    # tests/test_variance_components.py), the independent-folds interval 0.830, BELOW it (the retested windows
+    # and shared training blocks it ignores). Both ends are asserted: what is true of v2 is that it is too wide.
     assert BAND == [0.931, 0.967]
     sim = simulate_overlapping_folds(np.random.default_rng(2026), STUDIES, 3, 5, 3, 120, 0.0, OverlapComponents())
     corrected = coverage(sim["diff"], lambda table: resampled_interval(table, test_train_ratio=1 / 3))
     independent = coverage(sim["diff"], independent_interval)
-    assert corrected >= BAND[0]
+    assert BAND[1] < corrected <= 1.0
     assert independent < BAND[0]

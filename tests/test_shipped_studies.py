@@ -16,11 +16,12 @@ import shlex
 import pytest
 
 from core.lab.data_spec import DataSpec
+from core.lab.runs import fit_function
 from core.lab.shipped import SHIPPED_STUDIES
 from core.lab.study import load_study
-from core.lab.study.folds import make_folds
+from core.lab.study.folds import fold_options, make_folds
 from core.lab.study.runner import reanalyse
-from core.lab.training import TrainConfig, train
+from core.lab.training import TrainConfig
 from tests.apptest_utils import ROOT
 from tests.reproducibility import skip_unless_same_machine
 
@@ -112,11 +113,19 @@ def retrained_cheapest_cell(name: str, model: str | None) -> tuple[dict, dict, d
     settings = dict(config["data"]) | ({} if folder is None else {"data": str(folder)})
     spec = DataSpec.from_dict(settings)
     folds = make_folds(
-        config["design"], spec.load(), config["window"], config["folds"], config["stride"], config["repeats"]
+        config["design"],
+        spec.load(),
+        config["window"],
+        config["folds"],
+        config["stride"],
+        config["repeats"],
+        **fold_options(config),
     )
     fold = next(f for f in folds if (f.repeat, f.index) == (cell["repeat"], cell["fold"]))
-    settings = dataclasses.replace(TrainConfig.from_dict(config["train"]), learning_rate=cell["learning_rate"])
-    return study, cell, train(fold.windows, cell["model"], settings, cell["seed"], "cpu")
+    settings = TrainConfig.from_dict(config["train"])
+    if cell["learning_rate"] is not None:  # a baseline (spectrum-LR) has none
+        settings = dataclasses.replace(settings, learning_rate=cell["learning_rate"])
+    return study, cell, fit_function(cell["model"])(fold.windows, cell["model"], settings, cell["seed"], "cpu")
 
 
 @pytest.mark.slow

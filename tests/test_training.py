@@ -285,7 +285,7 @@ def test_a_negative_seed_trains_and_repeats(windows):
 
 
 def test_warm_up_raises_the_rate_linearly_over_its_steps_then_holds_or_follows_the_cosine():
-    from core.lab.training import WarmUpSchedule, steps_per_epoch
+    from core.lab.epochs import WarmUpSchedule, steps_per_epoch
 
     assert steps_per_epoch(130, 64) == 3 and steps_per_epoch(129, 64) == 2  # a lone trailing window is dropped
     parameter = torch.nn.Parameter(torch.zeros(1))

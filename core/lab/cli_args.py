@@ -12,20 +12,27 @@ from core.lab.models import MODEL_NAMES, TOKEN_KINDS, ModelConfig
 from core.lab.training import LR_SCHEDULES, TrainConfig
 
 
-def _model_list(text: str) -> list[str]:
-    models = [item.strip() for item in text.split(",") if item.strip()]
-    unknown = [model for model in models if model not in MODEL_NAMES]
-    if unknown or not models:
-        raise argparse.ArgumentTypeError(f"unknown models {unknown or text!r}; choose from {','.join(MODEL_NAMES)}")
-    return models
+def model_list(names: Sequence[str] = MODEL_NAMES) -> Callable[[str], list[str]]:
+    """An argparse type for a comma-separated list of model names among `names`."""
+
+    def parse(text: str) -> list[str]:
+        models = [item.strip() for item in text.split(",") if item.strip()]
+        unknown = [model for model in models if model not in names]
+        if unknown or not models:
+            raise argparse.ArgumentTypeError(f"unknown models {unknown or text!r}; choose from {','.join(names)}")
+        return models
+
+    return parse
 
 
-def add_model_arguments(parser: argparse.ArgumentParser, ints: Callable[[str], list[int]], sweep: bool) -> None:
-    """The models and their architecture. With `sweep`, a list after --d-model or --pe-scale is read as the sweep
-    (the old spelling of --d-model-sweep and --pe-scale-sweep, which the evaluations add)."""
+def add_model_arguments(
+    parser: argparse.ArgumentParser, ints: Callable[[str], list[int]], sweep: bool, names: Sequence[str] = MODEL_NAMES
+) -> None:
+    """The models (among `names`) and their architecture. With `sweep`, a list after --d-model or --pe-scale is
+    read as the sweep (the old spelling of --d-model-sweep and --pe-scale-sweep, which the evaluations add)."""
     model = parser.add_argument_group("models")
     model.add_argument(
-        "--models", type=_model_list, default=["A", "B"], help=f"comma-separated: {','.join(MODEL_NAMES)}"
+        "--models", type=model_list(names), default=["A", "B"], help=f"comma-separated: {','.join(names)}"
     )
     model.add_argument("--tokens", choices=TOKEN_KINDS, default="time")
     model.add_argument(

@@ -24,10 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from core.lab.report import format_number, plural
+from core.lab.vibration.order_curve import curve_level
 from core.lab.vibration.rates import to_lowest_rate
 from core.lab.vibration.types import DataError, Recording
 
-DATASETS = ("synthetic", "cwru", "seu", "csv", "order_control", "spectraquest")
+DATASETS = ("synthetic", "cwru", "seu", "csv", "order_control", "spectraquest", "order_curve")
 # the shared data folder sits beside the repository: <repo>/../shared/data
 SHARED_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 DEFAULT_DATA_DIRS = {name: SHARED_DATA / name for name in ("cwru", "seu", "spectraquest")}
@@ -37,7 +38,7 @@ DEFAULT_LOADS: dict[str, tuple[int, ...]] = {"spectraquest": tuple(range(0, 100,
 WITH_LOADS = ("cwru", "synthetic", "spectraquest")
 WITH_CHANNEL = ("cwru", "seu", "spectraquest")
 WITH_RATE = ("csv", "seu", "spectraquest")  # the sets whose sample rate can be given
-SYNTHETIC = ("synthetic", "order_control")  # generated: a seed and a duration
+SYNTHETIC = ("synthetic", "order_control", "order_curve")  # generated: a seed and a duration
 SYNTHETIC_SECONDS = 10.0
 DEFAULT_SEU_CONDITION = "20_0"
 FILE_CHOICES = ("label", "channel", "sample_rate", "variable", "interpretation")
@@ -82,6 +83,7 @@ class DataSpec:
     files: tuple[FileRef, ...] = field(default_factory=tuple)  # uploaded CSVs or CWRU .mat files
     order_classes: int = 4  # the order control's classes
     order_patch: int = 32  # the order control's patch in samples: train with the same model patch
+    order_level: int = 0  # the order-dose curve's difficulty level (0 is the easiest)
 
     def __post_init__(self) -> None:
         if self.dataset not in DATASETS:
@@ -113,6 +115,8 @@ class DataSpec:
         }
         if dataset == "order_control":
             settings.update(order_classes=self.order_classes, order_patch=self.order_patch)
+        if dataset == "order_curve":  # the level, and what it stands for (read back from the level alone)
+            settings.update(order_level=self.order_level, order_curve=curve_level(self.order_level).to_dict())
         if self.files:
             settings["files"] = [{"name": ref.name, "sha256": ref.sha256, **ref.choices()} for ref in self.files]
         return settings
@@ -132,6 +136,7 @@ class DataSpec:
             "files": tuple(FileRef(**f) for f in settings.get("files") or ()),
             "order_classes": settings.get("order_classes"),
             "order_patch": settings.get("order_patch"),
+            "order_level": settings.get("order_level"),
         }
         return cls(**{key: value for key, value in given.items() if value is not None})
 
@@ -154,11 +159,17 @@ class DataSpec:
             words += ["--seu-condition", self.seu_condition, "--seu-channel", str(self.channel)]
         if self.dataset in WITH_RATE and self.sample_rate_override is not None:
             words += ["--sample-rate", format_number(self.sample_rate_override)]
-        if self.dataset == "order_control":
-            words += ["--order-classes", str(self.order_classes), "--order-patch", str(self.order_patch)]
-        if self.dataset in SYNTHETIC:
-            words += ["--duration", format_number(self.synthetic_duration_s)]
-        return [*words, "--data-seed", str(self.data_seed)]
+        return [*words, *self._generated_words(), "--data-seed", str(self.data_seed)]
+
+    def _generated_words(self) -> list[str]:
+        """The words of a generated set's settings: the order control's or the order curve's, its duration."""
+        if self.dataset not in SYNTHETIC:
+            return []
+        own = {
+            "order_control": ["--order-classes", str(self.order_classes), "--order-patch", str(self.order_patch)],
+            "order_curve": ["--order-level", str(self.order_level)],
+        }
+        return [*own.get(self.dataset, []), "--duration", format_number(self.synthetic_duration_s)]
 
     @staticmethod
     def add_arguments(
@@ -186,11 +197,19 @@ class DataSpec:
             "--sample-rate", type=float, help="sample rate in Hz: CSV (overrides a time column), SEU, spectraquest"
         )
         group.add_argument(
-            "--duration", type=float, default=SYNTHETIC_SECONDS, help="seconds per synthetic / order_control class"
+            "--duration", type=float, default=SYNTHETIC_SECONDS, help="seconds per class of synthetic / order sets"
         )
         group.add_argument("--order-classes", type=int, default=4, help="order_control: classes (2-10)")
         group.add_argument(
             "--order-patch", type=int, default=32, help="order_control: samples per patch (keep it the model's --patch)"
+        )
+        group.add_argument(
+            "--order-level",
+            "--level",
+            dest="order_level",
+            type=int,
+            default=0,
+            help="order_curve: difficulty level, 0 (easiest) to 3",
         )
         group.add_argument(
             "--data-seed", type=int, default=0, help="seed of the synthetic set (and of the random windowing)"
@@ -228,6 +247,7 @@ class DataSpec:
             files=files,
             order_classes=getattr(args, "order_classes", 4),
             order_patch=getattr(args, "order_patch", 32),
+            order_level=getattr(args, "order_level", 0),
         )
 
     # --- loading -----------------------------------------------------------------------------------
@@ -238,10 +258,8 @@ class DataSpec:
         CWRU files missing from a folder are left out and listed in `.missing` of the list returned."""
         import core.lab.vibration as vibration  # loaders resolve lazily, so only the chosen one is imported
 
-        if self.dataset == "synthetic":
-            return vibration.synthetic_bearing_set(
-                seed=self.data_seed, loads=self.loads, duration_s=self.synthetic_duration_s
-            )
+        if self.dataset in SYNTHETIC:
+            return self._generate()
         contents = [(ref, self._content(ref, files)) for ref in self.files]
         if self.dataset == "csv":
             recordings = []
@@ -259,14 +277,24 @@ class DataSpec:
                 for ref, content in contents:
                     (Path(folder) / Path(ref.name).name).write_bytes(content)
                 return vibration.load_cwru(folder, loads=self.loads, channel=self.channel, allow_missing=True)
-        if self.dataset == "order_control":
-            return vibration.load_order_control(
-                self.data_seed, self.order_classes, self.synthetic_duration_s, self.order_patch
-            )
         rate = {} if self.sample_rate_override is None else {"sample_rate": self.sample_rate_override}
         if self.dataset == "spectraquest":
             return vibration.load_spectraquest(self._folder(), channel=self.channel, loads=self.loads, **rate)
         return vibration.load_seu(self._folder(), condition=self.seu_condition, channel=self.channel, **rate)
+
+    def _generate(self) -> list[Recording]:
+        """The recordings of a generated set: the synthetic bearings, the order control or the order curve."""
+        import core.lab.vibration as vibration
+
+        if self.dataset == "order_control":
+            return vibration.load_order_control(
+                self.data_seed, self.order_classes, self.synthetic_duration_s, self.order_patch
+            )
+        if self.dataset == "order_curve":
+            return vibration.load_order_curve(self.data_seed, self.order_level, self.synthetic_duration_s)
+        return vibration.synthetic_bearing_set(
+            seed=self.data_seed, loads=self.loads, duration_s=self.synthetic_duration_s
+        )
 
     def _read_own_file(self, ref: FileRef, content: bytes) -> list[Recording]:
         """One file of the user's: a .mat vector, or a CSV-like table read as proposed or as chosen."""
@@ -320,6 +348,12 @@ class DataSpec:
             return (
                 f"the order control ({plural(self.order_classes, 'class', 'classes')} told apart only by where each "
                 f"{self.order_patch}-sample patch sits in a revolution, seed {self.data_seed})"
+            )
+        if self.dataset == "order_curve":
+            level = curve_level(self.order_level)
+            return (
+                f"the order-dose curve at level {level.index} (which of two pulse trains leads by the short silence; "
+                f"silences {level.contrast} samples apart, seed {self.data_seed})"
             )
         if self.dataset == "spectraquest":
             return f"SpectraQuest gearbox, healthy vs broken tooth, channel {self.channel} at loads {loads} %"

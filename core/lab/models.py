@@ -51,6 +51,10 @@ TRANSFORMER_VARIANTS: dict[str, tuple[bool, str | None, str]] = {
     "B-concat": (True, "sinusoidal", "concat"),
 }
 MODEL_NAMES: tuple[str, ...] = (*TRANSFORMER_VARIANTS, "CNN")
+# baselines a study runs beside the trained models (not neural networks: no epochs, no learning rate);
+# spectrum-LR is core.lab.spectrum_baseline
+BASELINE_MODELS: tuple[str, ...] = ("spectrum-LR",)
+STUDY_MODEL_NAMES: tuple[str, ...] = (*MODEL_NAMES, *BASELINE_MODELS)
 MODEL_DESCRIPTIONS = {
     "A": "Transformer encoder on the raw tokens (d_model = patch), no positional encoding",
     "B": "input embedding + sinusoidal PE + the same encoder",
@@ -59,6 +63,7 @@ MODEL_DESCRIPTIONS = {
     "B-learned": "B with a learned position table instead of the sinusoids",
     "B-concat": "B with the PE concatenated to the embedding instead of added",
     "CNN": "a small wide-first-kernel 1-D CNN (WDCNN style), the practitioner's baseline",
+    "spectrum-LR": "logistic regression on the 32-band log power spectrum: blind to order, the order baseline",
 }
 
 

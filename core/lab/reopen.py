@@ -12,7 +12,7 @@ the bytes.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -21,7 +21,7 @@ from core.lab import evaluations, report
 from core.lab.contract import is_int, is_text, read_json, require
 from core.lab.data_spec import DataSpec
 from core.lab.experiment.results import migrate_results, validate_results
-from core.lab.models import MODEL_NAMES
+from core.lab.models import MODEL_NAMES, STUDY_MODEL_NAMES
 from core.lab.probes.tables import order_table
 from core.lab.study.contract import migrate_study, validate_study
 from core.lab.training import TrainConfig
@@ -110,9 +110,9 @@ def check_study(study: dict[str, Any]) -> None:
 def _check_study(study: dict[str, Any]) -> None:
     _check_counts(study)
     validate_study(study)
-    models = _check_models(run["model"] for run in study["runs"])
+    models = _check_models((run["model"] for run in study["runs"]), STUDY_MODEL_NAMES)
     check_budget(len(study["config"]["seeds"]), MAX_RUNS, "The number of seeds")
-    _check_model_list(study["config"]["models"])
+    _check_model_list(study["config"]["models"], STUDY_MODEL_NAMES)
     for i, comparison in enumerate(study["comparisons"]):
         require({comparison["a"], comparison["b"]} <= models, f"comparisons[{i}] must compare models that were run")
     _check_cells(len(models) * len(study["class_names"]) ** 2, "the confusion matrices")
@@ -148,21 +148,21 @@ def _check_counts(content: Mapping[str, Any]) -> None:
                 check_budget(len(history), MAX_HISTORY_EPOCHS, f"The history of runs[{i}]", "epochs")
 
 
-def _check_models(models: Any) -> set[str]:
+def _check_models(models: Any, known: Sequence[str] = MODEL_NAMES) -> set[str]:
     """The models of the runs, each one this lab trains (so a figure has at most one panel per known model)."""
     found = set(models)
-    unknown = sorted(found - set(MODEL_NAMES))
-    require(not unknown, f"runs name models this lab does not have: {unknown[:3]}; it has {', '.join(MODEL_NAMES)}")
+    unknown = sorted(found - set(known))
+    require(not unknown, f"runs name models this lab does not have: {unknown[:3]}; it has {', '.join(known)}")
     return found
 
 
-def _check_model_list(names: Any) -> None:
+def _check_model_list(names: Any, known: Sequence[str] = MODEL_NAMES) -> None:
     """config.models, shown in a caption and a command: each a model of this lab, once."""
     require(
         isinstance(names, list) and all(isinstance(m, str) for m in names) and len(set(names)) == len(names),
         "config.models must list distinct model names",
     )
-    _check_models(names)
+    _check_models(names, known)
 
 
 def _check_train(train: Any) -> None:
@@ -211,9 +211,10 @@ def _study_tables(study: Mapping[str, Any]) -> None:
     from core.explain.encodings import sinusoidal
     from core.lab.probes.position import similarity_by_offset
     from core.lab.study.comparisons import comparisons_table, primary_comparison
-    from core.lab.study.views import fold_scores, half_widths, paired_frame, per_class, primary_by_metric
+    from core.lab.study.views import fold_scores, half_widths, model_table, paired_frame, per_class, primary_by_metric
 
     config, comparisons = study["config"], study["comparisons"]
+    model_table(study)
     comparisons_table(comparisons)
     if primary_comparison(study) is not None:
         primary_by_metric(study)

@@ -15,8 +15,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from core.lab.models import TRANSFORMER_VARIANTS
+from core.lab.models import BASELINE_MODELS, TRANSFORMER_VARIANTS
 from core.lab.side_by_side import train_side_by_side
+from core.lab.spectrum_baseline import train_spectrum_lr
 from core.lab.training import TrainConfig, TrainingStopped, pick_device, train
 from core.lab.vibration.types import Recording
 from core.lab.vibration.windows import WindowSet, make_windows
@@ -167,16 +168,23 @@ def train_run(
     trainer: Callable[..., dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """One training run of a stage, announced (RunStarted) and followed (EpochEnded, on the local backend)
-    through `emit`; `trainer` replaces core.lab.training.train (core.lab.backends.RayBackend.train)."""
+    through `emit`; `trainer` replaces core.lab.training.train (core.lab.backends.RayBackend.train). A baseline
+    (spectrum-LR: seconds, no epochs) is always fitted here, by core.lab.spectrum_baseline."""
     emit(RunStarted(stage.key, model, seed))
 
     def epoch_ended(epoch: int, metrics: dict[str, float]) -> None:
         emit(EpochEnded(stage.key, model, seed, epoch, metrics))
 
-    fit = trainer or train
+    fit = fit_function(model, trainer)
     run = fit(stage.windows, model, stage.config, seed, device, epoch_ended, stop, keep_weights, test_sets or None)
     run["stage"] = stage.key.label
     return run
+
+
+def fit_function(model: str, trainer: Callable[..., dict[str, Any]] | None = None) -> Callable[..., dict[str, Any]]:
+    """What fits `model`: core.lab.training.train (or `trainer`, e.g. a Ray backend's), or for a baseline
+    core.lab.spectrum_baseline.train_spectrum_lr; each takes train's arguments and returns its run dict."""
+    return train_spectrum_lr if model in BASELINE_MODELS else (trainer or train)
 
 
 def longest_first(tasks: Sequence[tuple[int, str]]) -> list[int]:
@@ -189,6 +197,8 @@ def longest_first(tasks: Sequence[tuple[int, str]]) -> list[int]:
 
 
 def _has_embedding(model: str) -> bool:
+    if model in BASELINE_MODELS:  # seconds: it fills the last round
+        return False
     variant = TRANSFORMER_VARIANTS.get(model)
     return variant is None or variant[0]  # the CNN, no Transformer variant, starts with the long runs too
 

@@ -1,7 +1,8 @@
 """Train one model on one seed and score it on the test split: the engine under the Fault lab and the CLI.
 
 `train` takes the `WindowSet` of `core.lab.vibration.make_windows`, trains with AdamW, stops early when the
-validation loss stops falling, restores the best checkpoint, and scores the test split with sklearn.metrics.
+validation loss (or, with select_by "accuracy", the validation accuracy; core.lab.epochs) stops improving,
+restores the best checkpoint, and scores the test split with sklearn.metrics.
 Everything runs on an explicit `torch.device`: on CUDA the data stays on the GPU and the forward pass runs
 under bf16 autocast; on CPU the thread count is set from the config, because next to a running Streamlit
 server, oversubscribing a 2-core host was measured to slow training 12-30x. On CPU a seed fixes the result:
@@ -26,6 +27,7 @@ import numpy as np
 import torch
 from torch.nn import functional as F
 
+from core.lab.epochs import SELECTION_RULES, BestEpoch, WarmUpSchedule, schedules
 from core.lab.models import DropoutStream, ModelConfig, build_model, count_parameters
 from core.lab.probes.order import order_test
 from core.lab.scores import classification_metrics, per_window_scores
@@ -49,7 +51,7 @@ class TrainConfig:
     batch_size: int = 64
     learning_rate: float = 3e-3
     weight_decay: float = 0.01
-    patience: int = 10  # epochs without a new best validation loss before stopping
+    patience: int = 10  # epochs without a new best (validation loss, or accuracy: select_by) before stopping
     # a new best must undercut the old by more than this (cross-entropy per window); 0 counts any drop. At a
     # ceiling the loss keeps shrinking by crumbs and a run would never stop: a study may set it (the page does not)
     min_delta: float = 0.0
@@ -58,6 +60,8 @@ class TrainConfig:
     # a linear warm-up of the learning rate from 0 over this many epochs' steps (0: none); fixed before any study,
     # not chosen on data: it tames the first steps of the embedding models, whose validation loss spiked early
     warmup_epochs: int = 1
+    # the epoch a run restores (core.lab.epochs): "loss" (protocol 2), or "accuracy" with ties by loss (protocol 3)
+    select_by: str = "loss"
 
     def __post_init__(self) -> None:
         if isinstance(self.model, Mapping):
@@ -77,10 +81,16 @@ class TrainConfig:
             raise ValueError(f"min_delta must be at least 0 and below 1, got {self.min_delta!r}")
         if self.lr_schedule not in LR_SCHEDULES:
             raise ValueError(f"lr_schedule must be one of {LR_SCHEDULES}, got {self.lr_schedule!r}")
+        if self.select_by not in SELECTION_RULES:
+            raise ValueError(f"select_by must be one of {SELECTION_RULES}, got {self.select_by!r}")
 
     def to_dict(self) -> dict[str, Any]:
-        """The settings as plain JSON values, the model's nested under "model"."""
-        return asdict(self)
+        """The settings as plain JSON values, the model's nested under "model"; `select_by` only when it is not
+        "loss", so every config written before it existed (and a protocol-2 checkpoint's identity) stays the same."""
+        settings = asdict(self)
+        if settings["select_by"] == "loss":
+            del settings["select_by"]
+        return settings
 
     @classmethod
     def from_dict(cls, settings: Mapping[str, Any]) -> TrainConfig:
@@ -207,42 +217,6 @@ def _check_windows(windows: WindowSet) -> None:
             raise DataError(f"y_{split} holds labels outside 0..{n_classes - 1} (there are {n_classes} class names)")
 
 
-class WarmUpSchedule:
-    """The learning rate of every optimizer step: base x min(1, step / warm-up steps) x the cosine factor of
-    the epoch (when the schedule is cosine). Used only with a warm-up; without one the rate follows torch's
-    CosineAnnealingLR or stays constant, as it always has."""
-
-    def __init__(self, optimizer: torch.optim.Optimizer, config: TrainConfig, steps_per_epoch: int):
-        self.optimizer, self.config = optimizer, config
-        self.warmup_steps = config.warmup_epochs * steps_per_epoch
-        self.step_index, self.epoch = 0, 0
-
-    def before_step(self) -> None:
-        """Before every optimizer step: count the step and set the rate it uses."""
-        self.step_index += 1
-        self._set_rate()
-
-    def step(self) -> None:
-        """Once per epoch, as torch's schedulers: the rate shown afterwards is the one the next step uses."""
-        self.epoch += 1
-        self.step_index += 1
-        self._set_rate()
-        self.step_index -= 1
-
-    def _set_rate(self) -> None:
-        factor = min(1.0, self.step_index / self.warmup_steps)
-        if self.config.lr_schedule == "cosine":
-            factor *= 0.5 * (1 + math.cos(math.pi * self.epoch / self.config.epochs))
-        for group in self.optimizer.param_groups:
-            group["lr"] = self.config.learning_rate * factor
-
-
-def steps_per_epoch(n_windows: int, batch_size: int) -> int:
-    """Optimizer steps in one epoch (a lone trailing window is dropped, see _train_epoch)."""
-    used = n_windows - 1 if n_windows % batch_size == 1 and n_windows > 1 else n_windows
-    return math.ceil(used / batch_size)
-
-
 def _batches(n: int, batch_size: int, order: torch.Tensor | None = None) -> Iterator[torch.Tensor | slice]:
     for start in range(0, n, batch_size):
         yield order[start : start + batch_size] if order is not None else slice(start, start + batch_size)
@@ -312,19 +286,6 @@ def _loss_and_accuracy(
     return loss, accuracy
 
 
-def _schedules(
-    optimizer: torch.optim.Optimizer, config: TrainConfig, n_train: int
-) -> tuple[WarmUpSchedule | torch.optim.lr_scheduler.LRScheduler | None, WarmUpSchedule | None]:
-    """The schedule stepped once per epoch, and the warm-up stepped before each optimizer step (or None)."""
-    if config.warmup_epochs:
-        warm_up = WarmUpSchedule(optimizer, config, steps_per_epoch(n_train, config.batch_size))
-        return warm_up, warm_up
-    if config.lr_schedule == "cosine":
-        # T_max = epochs: an early stop leaves the rate where it was, the schedule does not know it is coming
-        return torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=config.epochs), None
-    return None, None
-
-
 @dataclass
 class _Fitted:
     """What the epoch loop leaves behind: the history, the best epoch and its weights, and two timings."""
@@ -347,15 +308,16 @@ def _fit(
     should_stop: Callable[[], bool] | None,
 ) -> _Fitted:
     """Train on the train split epoch by epoch, scoring the validation split after each, until `config.epochs`
-    or `config.patience` epochs without a new best validation loss (one below the best by more than
-    `config.min_delta`); the best state is the one restored. A non-finite loss raises FloatingPointError."""
+    or `config.patience` epochs without a new best under `config.select_by` (core.lab.epochs.BestEpoch: by
+    validation loss, one below the best by more than `config.min_delta`; or by validation accuracy, ties by that
+    loss); the best state is the one restored. A non-finite loss raises FloatingPointError."""
     x_train, x_val = (torch.as_tensor(x, dtype=torch.float32, device=device) for x in (windows.x_train, windows.x_val))
     y_train, y_val = (torch.as_tensor(y, dtype=torch.long, device=device) for y in (windows.y_train, windows.y_val))
     optimizer = make_optimizer(model, config, device)
-    schedule, warm_up = _schedules(optimizer, config, len(x_train))
+    schedule, warm_up = schedules(optimizer, config, len(x_train))
     generator = torch.Generator().manual_seed(seed)
     history: list[dict[str, float]] = []
-    best_loss, best_epoch, best_state = math.inf, 0, None
+    best, best_state = BestEpoch(config.select_by, config.min_delta), None
     training_seconds = 0.0
     started = time.perf_counter()
     for epoch in range(1, config.epochs + 1):
@@ -373,12 +335,11 @@ def _fit(
         history.append({"epoch": epoch, "train_loss": train_loss, "val_loss": val_loss, "val_accuracy": val_accuracy})
         if progress is not None:
             progress(epoch, dict(history[-1]))
-        if val_loss < best_loss - config.min_delta:
-            best_loss, best_epoch = val_loss, epoch
+        if best.update(epoch, val_loss, val_accuracy):
             best_state = copy.deepcopy(model.state_dict())
-        elif epoch - best_epoch >= config.patience:
+        elif epoch - best.epoch >= config.patience:
             break
-    return _Fitted(history, best_epoch, best_state, time.perf_counter() - started, training_seconds)
+    return _Fitted(history, best.epoch, best_state, time.perf_counter() - started, training_seconds)
 
 
 def _test_scores(

@@ -28,6 +28,8 @@ from core.lab.study.views import (
     fold_scores,
     half_widths,
     leave_one_out_table,
+    model_table,
+    order_gap_line,
     paired_frame,
     per_class,
     pooled_confusion,
@@ -108,6 +110,11 @@ def show_study(study: dict[str, Any]) -> None:
     )
     if comparisons:
         st.markdown(f"{verdict_badge(comparisons[0]['verdict'])} {sentence_markdown(comparisons[0]['sentence'])}")
+    st.markdown("**Every model's accuracy** over its runs (spectrum-LR, where run, is blind to order)")
+    show_table(model_table(study), "study_models")
+    if (gap := order_gap_line(study)) is not None:
+        st.caption(sentence_markdown(gap))
+    if comparisons:
         show_table(comparisons_table(comparisons), "study_comparisons")
     else:
         st.info("This study holds no comparison: it ran none of the pairs of models a study compares.")

@@ -226,13 +226,17 @@ def sentence(
     *,
     roles: Mapping[str, str] | None = None,
     error_ratio: float | None = None,
+    room: str | None = None,
 ) -> str:
     """The verdict in words: the design and the population it speaks for, and no more than the data allow.
     With `roles` (e.g. MODEL_ROLES) or `error_ratio`, the study's sentence (`study_sentence`): what each model
-    is, the nuance of a better / worse verdict against the margin, the error-rate ratio and the interval used.
-    Without them, the one-split sentence the experiment's results have always carried."""
+    is, the nuance of a better / worse verdict against the margin, the error-rate ratio, the room order has
+    (`room`, core.lab.study.order_gap.room_words) and the interval used. Without them, the one-split sentence
+    the experiment's results have always carried."""
     if roles is not None or error_ratio is not None:
-        return study_sentence(a, b, metric, interval, margin, word, population, roles=roles, error_ratio=error_ratio)
+        return study_sentence(
+            a, b, metric, interval, margin, word, population, roles=roles, error_ratio=error_ratio, room=room
+        )
     design = "; ".join(filter(None, (design_words(interval, population), clip_words(interval))))
     what = "" if metric == "accuracy" else f" in {metric.replace('_', ' ')}"
     unit = "points" if metric not in LOWER_IS_BETTER else "x 0.01 nats"
@@ -306,15 +310,19 @@ def study_sentence(
     *,
     roles: Mapping[str, str] | None = None,
     error_ratio: float | None = None,
+    room: str | None = None,
 ) -> str:
     """The study's verdict sentence: "B (embedding + sinusoidal encoding) vs B-noPE (embedding, no encoding):
     B is worse, possibly by less than the 2-point margin, -1.2 points (95 % CI -2.3 to -0.1; B makes 1.9x
     B-noPE's errors; 6 seeds × 5 folds × 3 repeats, <population>; corrected resampled t ...)." `word` is the
-    verdict value; `roles` defaults to MODEL_ROLES; `error_ratio` is (1 - acc_b) / (1 - acc_a) when given."""
+    verdict value; `roles` defaults to MODEL_ROLES; `error_ratio` is (1 - acc_b) / (1 - acc_a) when given;
+    `room`, the clause of the room order has, follows it when given (a study that ran spectrum-LR)."""
     statement, items = _finding(b, metric, interval, margin, word)
     items += [clip_words(interval)] if interval.clipped else []
     if error_ratio is not None:
         items.append(error_words(a, b, error_ratio))
+    if room is not None:
+        items.append(room)
     items += [design_words(interval, population), interval.method]
     return f"{described(b, roles)} vs {described(a, roles)}: {statement} ({'; '.join(items)})."
 

@@ -1,5 +1,6 @@
 """The checks of what version 4 of the study JSON added (core.lab.study.contract calls them): the learning
-rates, the --tune-lr trials, a comparison's new fields and the decomposition. Each raises ValueError naming the
+rates, the --tune-lr trials, a comparison's new fields and the decomposition; and protocol 3's fields (its
+version, the load roles, a baseline's runs). Each raises ValueError naming the
 first place that breaks the contract."""
 
 from __future__ import annotations
@@ -8,8 +9,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from core.lab.contract import check_interval, check_keys, check_optional_number, is_int, is_number, is_text, require
+from core.lab.models import BASELINE_MODELS
 
 TUNING_KEYS = ("model", "seed", "repeat", "fold", "learning_rate", "val_loss", "best_epoch", "epochs", "converged")
+OPTIONAL_CONFIG_KEYS = ("pe_scale_sweep", "protocol_version", "train_loads", "test_loads")
 LEAVE_ONE_OUT_KEYS = ("repeat", "fold", "diff", "ci95")
 BY_FOLD_KEYS = ("repeat", "fold", "name", "diff", "sd")
 PART_KEYS = ("a", "b", "diff", "ci95")
@@ -40,7 +43,7 @@ def check_tuning_runs(runs: Any, folds: Mapping[tuple[int, int], int]) -> None:
     require(isinstance(runs, list), "tuning_runs must be a list")
     for i, run in enumerate(runs):
         where = f"tuning_runs[{i}]"
-        check_keys(where, run, TUNING_KEYS)
+        check_keys(where, run, TUNING_KEYS, optional=("val_accuracy",))
         require(is_text(run["model"]), f"{where}.model must be a model name")
         require(all(is_int(run[key]) for key in ("seed", "repeat", "fold")), f"{where}.seed, .repeat, .fold: integers")
         require((run["repeat"], run["fold"]) in folds, f"{where}.repeat and .fold must name a fold")
@@ -51,6 +54,30 @@ def check_tuning_runs(runs: Any, folds: Mapping[tuple[int, int], int]) -> None:
             is_int(run["best_epoch"]) and 0 <= run["best_epoch"] <= run["epochs"], f"{where}.best_epoch out of range"
         )
         require(isinstance(run["converged"], bool), f"{where}.converged must be true or false")
+        accuracy = run.get("val_accuracy", 0)
+        require(is_number(accuracy) and 0 <= accuracy <= 1, f"{where}.val_accuracy must be a fraction in 0..1")
+
+
+def check_protocol_config(config: Mapping[str, Any]) -> None:
+    """config.protocol_version (2 or 3; absent: 2) and a load-out study's train_loads / test_loads."""
+    require(config.get("protocol_version", 2) in (2, 3), "config.protocol_version must be 2 or 3")
+    for key in ("train_loads", "test_loads"):
+        loads = config.get(key)
+        require(
+            loads is None or (isinstance(loads, list) and loads and all(is_int(load) for load in loads)),
+            f"config.{key} must be null or a non-empty list of loads",
+        )
+
+
+def check_run_rate(where: str, run: Mapping[str, Any]) -> None:
+    """A run's learning rate; a baseline's run (spectrum-LR) has none and no epochs, and its C is positive."""
+    if run["model"] not in BASELINE_MODELS:
+        check_rate(f"{where}.learning_rate", run["learning_rate"])
+        require("C" not in run, f"{where}.C belongs to a baseline's run only")
+        return
+    require(run["learning_rate"] is None, f"{where}.learning_rate must be null: {run['model']} has none")
+    require(run["epochs"] == 0 and run["best_epoch"] == 0, f"{where}: {run['model']} trains no epochs")
+    require(is_number(run.get("C", 1)) and run.get("C", 1) > 0, f"{where}.C must be a positive number")
 
 
 def _check_diff_and_interval(where: str, row: Any) -> None:

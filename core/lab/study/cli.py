@@ -5,8 +5,12 @@ write the study JSON.
         --seeds 0,1,2,3,4,5 --margin 2 --out study.json
 
 Designs (--design; --split is its old name): time-cv (each recording cut into K blocks in time; K >= 3),
-load-out (one fold per held-out motor load), fault-size (train on two fault sizes, test on the third; a
-4-class task by fault location). --repeats R cuts time-cv's blocks R times at other boundaries; --checkpoint
+load-out (one fold per held-out motor load; with --train-loads, train at those loads alone and test each of
+--test-loads, a fold each), fault-size (train on two fault sizes, test on the third; a 4-class task by fault
+location). --protocol 3 runs results/study_protocol.md's version 3 (epochs and one learning rate per model
+chosen by validation accuracy on validation slices spread over every training block; 5 seeds unless --seeds
+says otherwise); without it, version 2, as every stored version-2 command ran. --models may name spectrum-LR,
+the order-blind baseline. --repeats R cuts time-cv's blocks R times at other boundaries; --checkpoint
 FILE keeps every finished run, so the same command resumes a stopped study. Every model and training flag of
 `python -m core.experiment` applies. Bad data or settings: one line, exit 2; too few test windows for a clear
 answer too (core.lab.stats.power), unless --accept-wide runs it anyway.
@@ -18,7 +22,7 @@ import argparse
 import shlex
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from core.lab import report
@@ -32,14 +36,16 @@ from core.lab.cli_args import (
     train_config,
 )
 from core.lab.data_spec import DataSpec
+from core.lab.models import STUDY_MODEL_NAMES
 from core.lab.names import DESIGNS, STUDY_FLAG_ALIASES, flag_names
 from core.lab.runs import Event, RunFinished
 from core.lab.stats.power import STUDY_ADVICE, too_few_windows
 from core.lab.study.comparisons import STUDY_METRICS, comparisons_table
 from core.lab.study.contract import load_study, save_study
 from core.lab.study.folds import windows_tested_per_fold
-from core.lab.study.runner import StudyPlan, reanalyse, run_study
+from core.lab.study.runner import PROTOCOLS, StudyPlan, reanalyse, run_study
 from core.lab.study.sweep import sweep_effects
+from core.lab.study.views import model_table, order_gap_line
 from core.lab.vibration import DataError
 
 
@@ -82,15 +88,10 @@ def build_parser() -> argparse.ArgumentParser:
         type=Path,
         help="a JSON-lines file each finished run is appended to; the same command started again resumes from it",
     )
-    design.add_argument(
-        "--pe-scale-sweep",
-        type=parse_list("floats"),
-        default=[],
-        help="train A+PE and B again at these encoding factors (e.g. 0.1,0.3) on the same cells, each compared with "
-        "A / B-noPE; 0 is the partner itself and the study's --pe-scale comes from its main runs",
-    )
-    add_model_arguments(parser, ints, sweep=False)
+    _add_study_options(design, ints)
+    add_model_arguments(parser, ints, sweep=False, names=STUDY_MODEL_NAMES)
     add_training_arguments(parser, ints, seeds=range(6))
+    parser.set_defaults(seeds=None)  # 0-5 under protocol 2, 0-4 under protocol 3 (make_study_plan)
     parser.add_argument(
         "--out",
         type=Path,
@@ -105,6 +106,29 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _add_study_options(design: argparse._ArgumentGroup, ints: Callable[[str], list[int]]) -> None:
+    """--pe-scale-sweep, --protocol, and load-out's --train-loads and --test-loads."""
+    design.add_argument(
+        "--pe-scale-sweep",
+        type=parse_list("floats"),
+        default=[],
+        help="train A+PE and B again at these encoding factors (e.g. 0.1,0.3) on the same cells, each compared with "
+        "A / B-noPE; 0 is the partner itself and the study's --pe-scale comes from its main runs",
+    )
+    design.add_argument(
+        "--protocol",
+        type=int,
+        choices=PROTOCOLS,
+        default=2,
+        help="results/study_protocol.md's version: 3 chooses each run's epoch and each model's one learning rate "
+        "by validation accuracy, on validation slices spread over every training block",
+    )
+    design.add_argument("--train-loads", type=ints, help="load-out: train at these loads alone, e.g. 0,10,20")
+    design.add_argument(
+        "--test-loads", type=ints, help="load-out with --train-loads: a fold per load (default: the rest)"
+    )
+
+
 def make_study_plan(args: argparse.Namespace, command: str) -> StudyPlan:
     """The study plan of parsed arguments, its data loaded (DataError when it cannot be)."""
     if args.d_model and len(args.d_model) > 1:
@@ -117,7 +141,7 @@ def make_study_plan(args: argparse.Namespace, command: str) -> StudyPlan:
         recordings=list(recordings),
         design=args.design,
         models=args.models,
-        seeds=args.seeds,
+        seeds=args.seeds if args.seeds is not None else range(5 if args.protocol == 3 else 6),
         config=train_config(args),
         folds=args.folds,
         window=args.window,
@@ -134,16 +158,22 @@ def make_study_plan(args: argparse.Namespace, command: str) -> StudyPlan:
         repeats=args.repeats,
         checkpoint=args.checkpoint,
         pe_scale_sweep=args.pe_scale_sweep,
+        protocol=args.protocol,
+        train_loads=args.train_loads,
+        test_loads=args.test_loads,
     )
 
 
 def describe_finished(run: dict) -> str:
-    """One progress line's words for a finished run, or for a learning-rate trial (which keeps only its best
-    validation loss: it is scored on the fold's validation block, never its test block)."""
+    """One progress line's words for a finished run, or for a learning-rate trial (which keeps only its validation
+    scores: it is scored on the fold's validation windows, never its test windows)."""
     converged = "" if run["converged"] else ", not converged"
     epochs = f"best epoch {run['best_epoch']} of {run['epochs']}{converged}"
+    if run["epochs"] == 0:  # a baseline (spectrum-LR): one fit, no epochs
+        epochs = f"fitted, C {run['C']:g}" if "C" in run else "fitted"
     if "accuracy" not in run:
-        return f"{run['model']} seed {run['seed']}: validation loss {run['val_loss']:.4f}, {epochs}"
+        accuracy = f"validation accuracy {100 * run['val_accuracy']:.1f} %, " if "val_accuracy" in run else ""
+        return f"{run['model']} seed {run['seed']}: {accuracy}validation loss {run['val_loss']:.4f}, {epochs}"
     return (
         f"{run['model']} seed {run['seed']}: accuracy {100 * run['accuracy']:.1f} %, balanced "
         f"{100 * run['balanced_accuracy']:.1f} %, {epochs}, {run['train_seconds']:.1f} s"
@@ -172,7 +202,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _report(study, args.out, started)
     try:
         plan = make_study_plan(args, shlex.join(["python", "-m", "core.study", *argv]))
-        tested = windows_tested_per_fold(plan.design, plan.recordings, plan.window, plan.folds, plan.stride)
+        tested = windows_tested_per_fold(
+            plan.design, plan.recordings, plan.window, plan.folds, plan.stride, **plan.fold_options()
+        )
         wide = too_few_windows(sum(tested), "this study", STUDY_ADVICE)
         if wide and not args.accept_wide:
             return refuse_wide(wide)
@@ -191,6 +223,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _report(study: dict, out: Path, started: float) -> int:
     save_study(study, out)
+    print(report.as_text(model_table(study)))
+    if (gap := order_gap_line(study)) is not None:
+        print(gap)
     print(report.as_text(comparisons_table(study["comparisons"])))
     for comparison in study["comparisons"]:
         print(comparison["sentence"])

@@ -18,6 +18,11 @@ unweighted mean; ci95 / ci90 / p / mde80 come from the corrected resampled t (co
 folds that share training data), with n_test / n_train averaged over the study's folds; ci95_independent,
 beside them, takes the fold means as independent (it under-covers; kept as the reference). A fault-size study
 has three folds, one per held-out size: it reports each size's effect (`by_fold`) and no pooled verdict.
+
+A study whose config.protocol_version is 3 or more (absent: 2) takes ci95 / ci90 / p / mde80, the leave-one-fold-out
+table and the decomposition from the protocol-3 interval instead (core.lab.stats.variance_components: seeds,
+folds and retested windows, with the share of test windows two folds hold in common read off the stored
+folds), and stores its components as `variance_components`. Older studies re-analyse exactly as before.
 """
 
 from __future__ import annotations
@@ -40,7 +45,9 @@ from core.lab.stats.intervals import (
     verdict,
 )
 from core.lab.stats.power import metric_bound
-from core.lab.stats.resampled import error_rate_ratio, independent_interval, leave_one_fold_out, resampled_interval
+from core.lab.stats.resampled import error_rate_ratio, independent_interval, leave_one_fold_out
+from core.lab.stats.variance_components import block_leave_one_out, components_record, interval_for_protocol
+from core.lab.study.order_gap import order_gap, room_words
 
 STUDY_METRICS = ("accuracy", "balanced_accuracy", "f1", "log_loss")
 PRIMARY = ("B-noPE", "B")  # (a, b): b - a
@@ -67,6 +74,7 @@ COMPARISON_KEYS = (
     "leave_one_fold_out",
     "by_fold",
 )
+OPTIONAL_COMPARISON_KEYS = ("variance_components",)  # protocol 3 on
 DECOMPOSITION = (("embedding", "A", "B-noPE"), ("encoding", "B-noPE", "B"), ("total", "A", "B"))
 
 
@@ -117,6 +125,43 @@ def fold_test_train_ratio(study: Mapping[str, Any]) -> float:
     return float(np.mean([fold["n_test"] / max(fold["n_train"], 1) for fold in study["folds"]]))
 
 
+def protocol_version(study: Mapping[str, Any]) -> int:
+    """The protocol a study was run under: config.protocol_version, 2 where it is absent."""
+    return int(study["config"].get("protocol_version", 2))
+
+
+def fold_overlap(study: Mapping[str, Any], keys: Sequence[tuple[int, int]]) -> np.ndarray:
+    """(J, J) share of test samples two folds hold in common, folds in the order of `keys`: shared samples over
+    sqrt of each fold's tested samples (a window tests config.window samples from its start)."""
+    window = int(study["config"]["window"])
+    by_key = {(fold["repeat"], fold["fold"]): fold for fold in study["folds"]}
+    spans = [_tested_spans(by_key[key], window) for key in keys]
+    size = np.array([sum(float((b - a).sum()) for a, b in span.values()) for span in spans])
+    shared = np.zeros((len(keys), len(keys)))
+    for i, first in enumerate(spans):
+        for j in range(i, len(keys)):
+            total = 0.0
+            for recording, (a0, a1) in first.items():
+                if recording in spans[j]:
+                    b0, b1 = spans[j][recording]
+                    low = np.maximum(a0[:, None], b0[None, :])
+                    total += float(np.clip(np.minimum(a1[:, None], b1[None, :]) - low, 0, None).sum())
+            shared[i, j] = shared[j, i] = total
+    return shared / np.sqrt(np.outer(size, size))
+
+
+def _tested_spans(fold: Mapping[str, Any], window: int) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+    """Per recording, the (begins, ends) of the sample ranges a fold tests, overlapping windows merged."""
+    spans = {}
+    recording, start = np.asarray(fold["recording"]), np.asarray(fold["start"])
+    for r in np.unique(recording):
+        begins = np.sort(start[recording == r])
+        ends = begins + window
+        new = np.concatenate([[True], begins[1:] > np.maximum.accumulate(ends)[:-1]])
+        spans[int(r)] = (begins[new], np.maximum.reduceat(ends, np.flatnonzero(new)))
+    return spans
+
+
 def _mean_accuracies(study: Mapping[str, Any], a: str, b: str) -> tuple[float, float]:
     """The mean accuracy (fraction) of a and of b over the cells both ran."""
     accuracy: dict[str, dict[tuple[int, int, int], float]] = {a: {}, b: {}}
@@ -143,8 +188,11 @@ def by_fold(study: Mapping[str, Any], cells: np.ndarray, keys: Sequence[tuple[in
     ]
 
 
-def fault_size_sentence(a: str, b: str, metric: str, per_fold: Sequence[Mapping[str, Any]], diff: float) -> str:
-    """Why a fault-size study gives each size's effect and no pooled verdict, with the effects."""
+def fault_size_sentence(
+    a: str, b: str, metric: str, per_fold: Sequence[Mapping[str, Any]], diff: float, room: str | None = None
+) -> str:
+    """Why a fault-size study gives each size's effect and no pooled verdict, with the effects (and the room
+    order has, `room`, when the study ran spectrum-LR)."""
     what = "" if metric == "accuracy" else f" in {metric.replace('_', ' ')}"
     unit = "x 0.01 nats" if metric in LOWER_IS_BETTER else "points"
     sizes = "; ".join(
@@ -156,7 +204,7 @@ def fault_size_sentence(a: str, b: str, metric: str, per_fold: Sequence[Mapping[
         f"No pooled verdict for {b} - {a}{what}: {sizes} {unit} (mean {diff:+.1f}, the sizes span {spread:.1f}). "
         f"With {len(per_fold)} held-out fault sizes there are only {len(per_fold)} fold means, each a different "
         f"task, too few to separate the models' difference from how it changes with the size, so each size is "
-        f"reported on its own."
+        f"reported on its own." + ("" if room is None else f" Over all sizes, {room}.")
     )
 
 
@@ -175,23 +223,27 @@ def compare(
         raise ValueError(f"the equivalence margin must be positive (in points), got {margin}")
     cells, keys, _ = cell_differences(study, a, b, metric)
     ratio = fold_test_train_ratio(study)
-    interval = bounded(resampled_interval(cells, ratio), metric)
+    version = protocol_version(study)
+    overlap = fold_overlap(study, keys) if version >= 3 else None
+    interval = bounded(interval_for_protocol(version, cells, ratio, overlap), metric)
     independent = bounded(independent_interval(cells), metric)
+    components = components_record(interval)
     if secondary_count:
         interval, independent = _bonferroni(interval, secondary_count), _bonferroni(independent, secondary_count)
     accuracy_a, accuracy_b = _mean_accuracies(study, a, b)
     ratio_of_errors = error_rate_ratio(accuracy_a, accuracy_b)
     per_fold = by_fold(study, cells, keys)
-    config = study["config"]
+    config, gap = study["config"], order_gap(study)
+    room = None if gap is None else room_words(gap)  # only a study that ran spectrum-LR: older sentences stay
     if config["design"] == "fault-size":
-        word, words = "inconclusive", fault_size_sentence(a, b, metric, per_fold, interval.diff)
+        word, words = "inconclusive", fault_size_sentence(a, b, metric, per_fold, interval.diff, room)
     else:
         word = verdict(interval, margin, metric in LOWER_IS_BETTER)
         population = config["population"]
         words = sentence(
-            a, b, metric, interval, margin, word, population, roles=MODEL_ROLES, error_ratio=ratio_of_errors
+            a, b, metric, interval, margin, word, population, roles=MODEL_ROLES, error_ratio=ratio_of_errors, room=room
         )
-    return {
+    comparison = {
         "a": a,
         "b": b,
         "metric": metric,
@@ -208,15 +260,30 @@ def compare(
         "adjusted": "bonferroni" if secondary_count else None,
         "ci95_independent": independent.ci(0.95),
         "error_rate_ratio": ratio_of_errors,
-        "leave_one_fold_out": None if secondary_count else _leave_one_out(cells, keys, ratio, metric_bound(metric)),
+        "leave_one_fold_out": None
+        if secondary_count
+        else _leave_one_out(cells, keys, ratio, metric_bound(metric), overlap),
         "by_fold": per_fold,
     }
+    if components is not None:
+        comparison["variance_components"] = components
+    return comparison
 
 
 def _leave_one_out(
-    cells: np.ndarray, keys: Sequence[tuple[int, int]], ratio: float, bound: float | None
+    cells: np.ndarray,
+    keys: Sequence[tuple[int, int]],
+    ratio: float,
+    bound: float | None,
+    overlap: np.ndarray | None = None,
 ) -> list[dict[str, Any]]:
-    rows = leave_one_fold_out(cells, ratio, bound)
+    if overlap is None:
+        rows = leave_one_fold_out(cells, ratio, bound)
+    else:  # protocol 3's interval, cut at the bound as leave_one_fold_out cuts its own
+        rows = block_leave_one_out(cells, overlap)
+        for row in rows:
+            if row["ci95"] is not None and bound is not None:
+                row["ci95"] = [max(row["ci95"][0], -bound), min(row["ci95"][1], bound)]
     return [{**row, "repeat": repeat, "fold": fold} for row, (repeat, fold) in zip(rows, keys)]
 
 
@@ -244,14 +311,18 @@ def primary_comparison(study: Mapping[str, Any]) -> Mapping[str, Any] | None:
 
 def decomposition(study: Mapping[str, Any], metric: str = "accuracy") -> dict[str, Any] | None:
     """B - A split into the embedding's effect (B-noPE - A) and the encoding's (B - B-noPE), each with its
-    unadjusted corrected-resampled ci95: the diffs are means over the same cells, so total = embedding +
-    encoding (to the last bit of rounding). None unless the study ran A, B and B-noPE."""
+    unadjusted ci95 (the corrected resampled t; protocol 3: the protocol-3 interval): the diffs are means over
+    the same cells, so total = embedding + encoding (to the last bit of rounding). None unless the study ran A,
+    B and B-noPE."""
     if not {"A", "B", "B-noPE"} <= {run["model"] for run in study["runs"]}:
         return None
     ratio = fold_test_train_ratio(study)
+    version = protocol_version(study)
     parts: dict[str, Any] = {"metric": metric}
     for name, a, b in DECOMPOSITION:
-        interval = bounded(resampled_interval(cell_differences(study, a, b, metric)[0], ratio), metric)
+        cells, keys, _ = cell_differences(study, a, b, metric)
+        overlap = fold_overlap(study, keys) if version >= 3 else None
+        interval = bounded(interval_for_protocol(version, cells, ratio, overlap), metric)
         parts[name] = {"a": a, "b": b, "diff": interval.diff, "ci95": interval.ci(0.95)}
     return parts
 

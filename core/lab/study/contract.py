@@ -8,7 +8,8 @@
                     (TrainConfig; train.model.heads and .layers), data (DataSpec);
                     with --tune-lr also tuned_learning_rates {repeat: {fold: {model: rate}}}; fingerprint (the
                     machine's, core.fingerprint: whether a run can be recomputed bit for bit here; absent in
-                    older files)
+                    older files); protocol_version (3; absent: 2); train_loads, test_loads (load-out with
+                    --train-loads)
     class_names     the labels, in the order of the class indices below
     recordings      per recording: label, file, load_hp
     folds           per (repeat, fold): repeat, fold, name, recording and start of each test window (indices
@@ -17,9 +18,11 @@
                     fold, repeat, learning_rate (the tuned one with --tune-lr), accuracy, balanced_accuracy,
                     precision, recall, f1, log_loss, per_class_f1, confusion_matrix, epochs, best_epoch,
                     converged, train_seconds, predictions {true, predicted, p_true} in the order of the fold's
-                    test windows (class indices; p_true, the probability of the true class, to 4 decimals)
+                    test windows (class indices; p_true, the probability of the true class, to 4 decimals);
+                    a baseline's (spectrum-LR): learning_rate null, epochs 0, and its C
     tuning_runs     the --tune-lr trials (the first of the study's seeds, per (repeat, fold, model, rate)): model,
-                    seed, repeat, fold, learning_rate, val_loss (its best), best_epoch, epochs, converged
+                    seed, repeat, fold, learning_rate, val_loss (its best), best_epoch, epochs, converged;
+                    under protocol 3, val_loss and val_accuracy of the epoch it restores
     sweep_runs      the pe_scale sweep's runs (core.lab.study.sweep), as runs plus their pe_scale; empty without
                     one, whose factors are then config.pe_scale_sweep
     comparisons     per comparison (core.lab.study.comparisons): a, b, metric, diff, ci95, ci90, margin, mde80, p,
@@ -30,6 +33,8 @@
                     each {a, b, diff, ci95}
     order_summary   per model: the accuracy drops (points) with tokens shuffled / reversed (core.lab.probes.order);
                     every run also holds its order_test {accuracy, shuffled, reversed}
+    order_gap       where the study ran spectrum-LR (core.lab.study.order_gap): the best accuracy of a model
+                    that sees order minus spectrum-LR's, in points, and every model's mean accuracy
     profiles        per Transformer model, of its first seed on the first fold: attention_by_offset
                     (layer x offset key - query, -(T-1)..T-1), energy_ratio (position / token energy, or null),
                     learned_similarity_by_offset (B-learned's table, or null)
@@ -65,13 +70,16 @@ from core.lab.contract import (
 )
 from core.lab.names import STUDY_KEY_RENAMES, rename_keys
 from core.lab.study.checks import (
+    OPTIONAL_CONFIG_KEYS,
     check_comparison_v4,
     check_decomposition,
-    check_rate,
+    check_protocol_config,
+    check_run_rate,
     check_tuned_rates,
     check_tuning_runs,
 )
-from core.lab.study.comparisons import COMPARISON_KEYS, STUDY_METRICS
+from core.lab.study.comparisons import COMPARISON_KEYS, OPTIONAL_COMPARISON_KEYS, STUDY_METRICS
+from core.lab.study.order_gap import check_order_gap
 from core.limits import MAX_REOPENED_BYTES, MAX_TEXT_CHARS
 
 # 2: order_test per run, order_summary, profiles; 3: config.design (was split), train.model.heads / layers;
@@ -147,15 +155,22 @@ PLACED = ("fold", "repeat", "learning_rate")  # what the study knows of a run th
 def study_run(run: Mapping[str, Any], fold: int, repeat: int = 0, learning_rate: float | None = None) -> dict[str, Any]:
     """The study's record of one finished training run (core.lab.training.train's dict) of this (repeat, fold),
     trained at `learning_rate`."""
-    kept = {key: run[key] for key in RUN_KEYS if key not in PLACED}
+    kept = {key: run[key] for key in (*RUN_KEYS, "C") if key not in PLACED and (key != "C" or key in run)}
     return to_plain({**kept, "fold": fold, "repeat": repeat, "learning_rate": learning_rate})
 
 
-def tuning_run(run: Mapping[str, Any], fold: int, repeat: int, learning_rate: float) -> dict[str, Any]:
-    """The study's record of one --tune-lr trial: its settings and the lowest validation loss it reached."""
-    best = min(row["val_loss"] for row in run["history"])
+def tuning_run(
+    run: Mapping[str, Any], fold: int, repeat: int, learning_rate: float, select_by: str = "loss"
+) -> dict[str, Any]:
+    """The study's record of one learning-rate trial: its settings and the lowest validation loss it reached;
+    under select_by "accuracy" (protocol 3), the validation accuracy and loss of the epoch it restores."""
     kept = {key: run[key] for key in ("model", "seed", "best_epoch", "epochs", "converged")}
-    return to_plain({**kept, "repeat": repeat, "fold": fold, "learning_rate": learning_rate, "val_loss": best})
+    if select_by == "accuracy":
+        restored = run["history"][run["best_epoch"] - 1]
+        scores = {"val_loss": restored["val_loss"], "val_accuracy": restored["val_accuracy"]}
+    else:
+        scores = {"val_loss": min(row["val_loss"] for row in run["history"])}
+    return to_plain({**kept, "repeat": repeat, "fold": fold, "learning_rate": learning_rate, **scores})
 
 
 def migrate_study(old: Any) -> Any:
@@ -238,7 +253,7 @@ def validate_study(study: Any) -> None:
 
 def _validate(study: Any) -> None:
     check_study_version(study)
-    check_keys("study", study, TOP_KEYS)
+    check_keys("study", study, TOP_KEYS, optional=("order_gap",))
     _check_config(study["config"])
     names = study["class_names"]
     require(
@@ -277,6 +292,8 @@ def _validate(study: Any) -> None:
     require(not study["comparisons"] or primaries == 1, f"exactly one comparison must be primary, got {primaries}")
     check_decomposition(study["decomposition"])
     check_order_summary("order_summary", study["order_summary"], models)
+    if "order_gap" in study:
+        check_order_gap(study["order_gap"])
     require(isinstance(study["profiles"], dict) and set(study["profiles"]) <= models, "profiles must name models run")
     for model, profile in study["profiles"].items():
         where = f"profiles[{model!r}]"
@@ -289,7 +306,8 @@ def _validate(study: Any) -> None:
 
 
 def _check_config(config: Any) -> None:
-    check_keys("config", config, CONFIG_KEYS, optional=("tuned_learning_rates", "fingerprint", "pe_scale_sweep"))
+    check_keys("config", config, CONFIG_KEYS, optional=("tuned_learning_rates", "fingerprint", *OPTIONAL_CONFIG_KEYS))
+    check_protocol_config(config)
     sweep = config.get("pe_scale_sweep", [])
     require(
         isinstance(sweep, list) and all(is_number(scale) and scale > 0 for scale in sweep),
@@ -353,7 +371,7 @@ def _check_fold(where: str, fold: Any, n_recordings: int) -> None:
 
 
 def _check_comparison(where: str, comparison: Any) -> None:
-    check_keys(where, comparison, COMPARISON_KEYS)
+    check_keys(where, comparison, COMPARISON_KEYS, OPTIONAL_COMPARISON_KEYS)
     require(is_text(comparison["a"]) and is_text(comparison["b"]), f"{where}.a and .b must be model names")
     require(comparison["metric"] in STUDY_METRICS, f"{where}.metric must be one of {STUDY_METRICS}")
     require(comparison["verdict"] in VERDICTS, f"{where}.verdict must be one of {VERDICTS}")
@@ -371,12 +389,12 @@ def _check_comparison(where: str, comparison: Any) -> None:
 def _check_run(
     where: str, run: Any, n_classes: int, folds: Mapping[tuple[int, int], int], optional: Sequence[str] = ()
 ) -> None:
-    check_keys(where, run, RUN_KEYS, optional)
+    check_keys(where, run, RUN_KEYS, (*optional, "C"))
     require(is_text(run["model"], MAX_TEXT_CHARS), f"{where}.model must be a model name")
+    check_run_rate(where, run)
     require(is_int(run["seed"]), f"{where}.seed must be an integer")
     require(is_int(run["repeat"]), f"{where}.repeat must be an integer")
     require(is_int(run["fold"]) and (run["repeat"], run["fold"]) in folds, f"{where}.fold must name a fold")
-    check_rate(f"{where}.learning_rate", run["learning_rate"])
     for key in ("accuracy", "balanced_accuracy", "precision", "recall", "f1"):
         require(is_number(run[key]) and 0 <= run[key] <= 1, f"{where}.{key} must be a fraction in 0..1")
     require(is_number(run["log_loss"]) and run["log_loss"] >= 0, f"{where}.log_loss must be a non-negative number")

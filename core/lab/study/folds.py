@@ -8,7 +8,9 @@
                 is the recording's end joined to its first samples (two pieces, each keeping its own window
                 grid and gaps). The shifts are fixed, so the folds of every repeat are deterministic.
     load-out    train at every motor load but one, test on all windows at the held-out load (the classes
-                recorded at every load); validation is the last time block of each training recording.
+                recorded at every load); validation is the last time block of each training recording. With
+                train loads given (--train-loads), every fold trains at those loads alone and tests one of
+                the others (--test-loads): a shift of load in one direction, one fold per test load.
     fault-size  a 4-class task by fault location (normal, inner race, ball, outer race): train on two fault
                 sizes, test on the third, one fold per size; the normal recordings are split in time across
                 the folds; validation as in load-out.
@@ -17,19 +19,21 @@ Repeats of load-out and fault-size reuse the same folds: those folds are fixed b
 size), so `make_folds` returns them once whatever the repeats, and a study runs one repeat of them (another
 repeat would retrain the same (fold, seed) cells to the same numbers; more seeds are the way to more runs).
 
-Normalisation (one mean, one std) is fitted on each fold's training windows only.
+Protocol 3 validates on slices spread over every training block instead (core.lab.study.validation); the test
+windows are the same under both. Normalisation (one mean, one std) is fitted on each fold's training windows.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from core.lab.names import DESIGNS
+from core.lab.study.validation import VALIDATION_STYLES, clear_of, split_validation, spread_slices
 from core.lab.vibration.loads import common_classes
 from core.lab.vibration.order_control import on_grid, revolution_grid
 from core.lab.vibration.types import DataError, Recording
@@ -37,7 +41,6 @@ from core.lab.vibration.windows import WindowSet
 
 SPLITS = DESIGNS  # the old name of DESIGNS, still read
 ROLES = ("train", "val", "test")
-VALIDATION_SHARE = 0.2  # of each training recording's windows, at its end (load-out, fault-size)
 LOCATIONS = {"IR": "inner race", "B": "ball", "OR": "outer race"}
 FAULT_LABEL = re.compile(r"^(IR|B|OR)(\d{3})$")
 
@@ -65,25 +68,6 @@ def _starts(begin: int, end: int, window: int, stride: int, grid: int = 1) -> np
     if end - begin < window:
         return np.empty(0, dtype=np.int64)
     return np.arange(begin, end - window + 1, stride, dtype=np.int64)
-
-
-def _clear_of(starts: np.ndarray, window: int, regions: Sequence[tuple[int, int]], gap: int) -> np.ndarray:
-    """The starts whose windows keep at least `gap` samples away from every region [a, b)."""
-    keep = np.ones(starts.size, dtype=bool)
-    for a, b in regions:
-        keep &= (starts + window + gap <= a) | (starts >= b + gap)
-    return starts[keep]
-
-
-def _train_and_validation(
-    starts: np.ndarray, window: int, share: float = VALIDATION_SHARE
-) -> tuple[np.ndarray, np.ndarray]:
-    """The last `share` of these windows (in time) for validation, the rest for training, with a gap of one
-    window taken from the training side."""
-    n_val = max(1, round(share * starts.size))
-    val = starts[-n_val:]
-    train = _clear_of(starts[:-n_val], window, [(int(val[0]), int(val[-1]) + window)], window)
-    return train, val
 
 
 def _name(recording: Recording) -> str:
@@ -200,13 +184,17 @@ def time_cv_folds(
     stride: int | None = None,
     repeats: int = 1,
     build: Callable[..., Any] = _fold,
+    validation: str = "block",
 ) -> list[Fold]:
     """K folds of contiguous time blocks of every recording, for each of `repeats` cuttings (see the module
-    docstring): repeat r's folds follow repeat r - 1's, each Fold carrying its repeat."""
+    docstring): repeat r's folds follow repeat r - 1's, each Fold carrying its repeat. `validation`: the next
+    block ("block", protocol 2) or slices of every training block ("slices", protocol 3)."""
     if k < 3:
         raise ValueError(f"time-cv needs at least 3 folds (test, validation and training blocks), got {k}")
     if repeats < 1:
         raise ValueError(f"a study needs at least one repeat, got {repeats}")
+    if validation not in VALIDATION_STYLES:
+        raise ValueError(f"validation must be one of {VALIDATION_STYLES}, got {validation!r}")
     stride = stride or window
     _check_rates(recordings)
     for recording in recordings:
@@ -219,11 +207,29 @@ def time_cv_folds(
     return [
         fold
         for repeat in range(repeats)
-        for fold in _time_cv_repeat(recordings, window, k, stride, repeat, repeats, build)
+        for fold in _time_cv_repeat(recordings, window, k, stride, repeat, repeats, build, validation)
     ]
 
 
-def _time_cv_repeat(recordings, window: int, k: int, stride: int, repeat: int, repeats: int, build=_fold) -> list:
+def _time_cv_roles(blocks: list[Segments], fold: int, window: int, stride: int, grid: int, validation: str):
+    """(test, validation, training) starts of one recording's blocks in fold `fold`."""
+    k = len(blocks)
+    test = blocks[fold]
+    test_starts = _grid(test, window, stride, grid)
+    if validation == "slices":  # protocol 3: slices of every training block, 1 / (K - 1) of each
+        training = [clear_of(_grid(b, window, stride, grid), window, test, window) for j, b in enumerate(blocks)]
+        training = [starts for j, starts in enumerate(training) if j != fold]
+        train, val = spread_slices(training, window, 1 / (k - 1), keep_clear=test)
+        return test_starts, val, train
+    val_block = blocks[(fold + 1) % k]
+    val = clear_of(_grid(val_block, window, stride, grid), window, test, window)
+    train = [_grid(b, window, stride, grid) for j, b in enumerate(blocks) if j not in (fold, (fold + 1) % k)]
+    return test_starts, val, clear_of(np.concatenate(train), window, [*test, *val_block], window)
+
+
+def _time_cv_repeat(
+    recordings, window: int, k: int, stride: int, repeat: int, repeats: int, build=_fold, validation: str = "block"
+) -> list:
     class_names = _ordered_labels(recordings)
     labels = [class_names.index(r.label) for r in recordings]
     grid = revolution_grid(recordings, stride)
@@ -231,60 +237,71 @@ def _time_cv_repeat(recordings, window: int, k: int, stride: int, repeat: int, r
     blocks = [time_blocks(len(r.signal), k, round(repeat * len(r.signal) / (k * repeats))) for r in recordings]
     folds = []
     for fold in range(k):
-        val_block = (fold + 1) % k
         roles: dict[str, list[tuple[int, np.ndarray]]] = {role: [] for role in ROLES}
         for i, recording_blocks in enumerate(blocks):
-            test, val = recording_blocks[fold], recording_blocks[val_block]
-            roles["test"].append((i, _grid(test, window, stride, grid)))
-            roles["val"].append((i, _clear_of(_grid(val, window, stride, grid), window, test, window)))
-            train = [
-                _grid(b, window, stride, grid) for j, b in enumerate(recording_blocks) if j not in (fold, val_block)
-            ]
-            roles["train"].append((i, _clear_of(np.concatenate(train), window, [*test, *val], window)))
+            test, val, train = _time_cv_roles(recording_blocks, fold, window, stride, grid, validation)
+            roles["test"].append((i, test))
+            roles["val"].append((i, val))
+            roles["train"].append((i, train))
         name = f"block {fold + 1} of {k}" + (f", repeat {repeat + 1}" if repeat else "")
         folds.append(build(fold, name, recordings, roles, labels, class_names, window, stride, "time-cv", repeat))
     return folds
 
 
 def load_out_folds(
-    recordings: Sequence[Recording], window: int, stride: int | None = None, build: Callable[..., Any] = _fold
+    recordings: Sequence[Recording],
+    window: int,
+    stride: int | None = None,
+    build: Callable[..., Any] = _fold,
+    validation: str = "block",
+    train_loads: Sequence[int] | None = None,
+    test_loads: Sequence[int] | None = None,
 ) -> list[Fold]:
-    """One fold per motor load: train at the others, test on every window at that load."""
+    """One fold per motor load: train at the others, test on every window at that load. With `train_loads`
+    (and `test_loads`, default: every other load of the data), one fold per test load, each trained at
+    `train_loads` alone."""
     stride = stride or window
     _check_rates(recordings)
     loads = sorted({int(r.meta["load_hp"]) for r in recordings if r.meta.get("load_hp") is not None})
-    if len(loads) < 2:
-        raise DataError(f"load-out needs recordings at two or more motor loads; the data holds {loads or 'none'}.")
-    class_names, _ = common_classes(recordings, loads, loads)
+    train_set, tested = _load_roles(loads, train_loads, test_loads)
+    class_names, _ = common_classes(recordings, train_set, tested)
     # indices stay those of `recordings` (the study JSON lists them all); a class not at every load takes no part
     labels = [class_names.index(r.label) if r.label in class_names else -1 for r in recordings]
     folds = []
-    for index, held_out in enumerate(loads):
+    for index, held_out in enumerate(tested):
         roles: dict[str, list[tuple[int, np.ndarray]]] = {role: [] for role in ROLES}
         for i, recording in enumerate(recordings):
-            if labels[i] < 0:
-                continue
+            load = int(recording.meta["load_hp"]) if labels[i] >= 0 else None
             starts = _starts(0, len(recording.signal), window, stride)
-            if int(recording.meta["load_hp"]) == held_out:
+            if load == held_out:
                 roles["test"].append((i, starts))
-            else:
-                train, val = _train_and_validation(starts, window)
+            elif load in train_set:
+                train, val = split_validation(starts, window, validation)
                 roles["train"].append((i, train))
                 roles["val"].append((i, val))
-        folds.append(
-            build(
-                index,
-                f"test at {held_out}{_load_unit(recordings)}",
-                recordings,
-                roles,
-                labels,
-                class_names,
-                window,
-                stride,
-                "load-out",
-            )
-        )
+        name = f"test at {held_out}{_load_unit(recordings)}"
+        folds.append(build(index, name, recordings, roles, labels, class_names, window, stride, "load-out"))
     return folds
+
+
+def _load_roles(
+    loads: list[int], train_loads: Sequence[int] | None, test_loads: Sequence[int] | None
+) -> tuple[list[int], list[int]]:
+    """(the loads trained at, the loads tested, a fold each) of a load-out study; DataError in words."""
+    if train_loads is None and test_loads is None:
+        if len(loads) < 2:
+            raise DataError(f"load-out needs recordings at two or more motor loads; the data holds {loads or 'none'}.")
+        return loads, loads
+    if train_loads is None:
+        raise ValueError("load-out with --test-loads needs --train-loads too")
+    train_set = sorted({int(load) for load in train_loads})
+    tested = sorted({int(load) for load in test_loads} if test_loads is not None else set(loads) - set(train_set))
+    absent = sorted(set(train_set + tested) - set(loads))
+    if absent:
+        raise DataError(f"No recordings at load(s) {absent}; the data holds loads {loads}. Add them to --loads.")
+    if not train_set or not tested or set(train_set) & set(tested):
+        raise ValueError(f"train loads {train_set} and test loads {tested} must be non-empty and disjoint")
+    return train_set, tested
 
 
 def _load_unit(recordings: Sequence[Recording]) -> str:
@@ -305,7 +322,11 @@ def fault_location(label: str) -> tuple[str, str | None]:
 
 
 def fault_size_folds(
-    recordings: Sequence[Recording], window: int, stride: int | None = None, build: Callable[..., Any] = _fold
+    recordings: Sequence[Recording],
+    window: int,
+    stride: int | None = None,
+    build: Callable[..., Any] = _fold,
+    validation: str = "block",
 ) -> list[Fold]:
     """One fold per fault size: a 4-class task by location, tested on a fault size never trained on."""
     stride = stride or window
@@ -325,11 +346,11 @@ def fault_size_folds(
                 bounds = [len(recording.signal) * j // len(sizes) for j in range(len(sizes) + 1)]
                 test_block = (bounds[index], bounds[index + 1])
                 roles["test"].append((i, _starts(*test_block, window, stride)))
-                starts = _clear_of(starts, window, [test_block], window)
+                starts = clear_of(starts, window, [test_block], window)
             elif size == held_out:
                 roles["test"].append((i, starts))
                 continue
-            train, val = _train_and_validation(starts, window)
+            train, val = split_validation(starts, window, validation)
             roles["train"].append((i, train))
             roles["val"].append((i, val))
         folds.append(
@@ -346,30 +367,52 @@ def make_folds(
     stride: int | None = None,
     repeats: int = 1,
     build: Callable[..., Any] = _fold,
+    *,
+    validation: str = "block",
+    train_loads: Sequence[int] | None = None,
+    test_loads: Sequence[int] | None = None,
 ) -> list[Fold]:
     """The folds of a study of this `design` (one of DESIGNS); `k` folds for time-cv, each of `repeats` cuttings
     (load-out and fault-size: their one fixed set of folds, whatever the repeats; see the module docstring).
-    `build` makes each fold from its window starts per role (the Fold with its windows by default)."""
+    `build` makes each fold from its window starts per role (the Fold with its windows by default);
+    `validation` is "block" (protocol 2) or "slices" (protocol 3, core.lab.study.validation); `train_loads` and
+    `test_loads` (load-out only) fix the loads trained at and the loads tested, a fold each."""
+    if (train_loads is not None or test_loads is not None) and design != "load-out":
+        raise ValueError(f"train and test loads belong to the load-out design, not {design}")
     if design == "time-cv":
-        return time_cv_folds(recordings, window, k, stride, repeats, build)
+        return time_cv_folds(recordings, window, k, stride, repeats, build, validation)
     if design == "load-out":
-        return load_out_folds(recordings, window, stride, build)
+        return load_out_folds(recordings, window, stride, build, validation, train_loads, test_loads)
     if design == "fault-size":
-        return fault_size_folds(recordings, window, stride, build)
+        return fault_size_folds(recordings, window, stride, build, validation)
     raise ValueError(f"design must be one of {DESIGNS}, got {design!r}")
 
 
+def fold_options(config: Mapping[str, Any]) -> dict[str, Any]:
+    """make_folds' keyword-only settings of a study JSON's config: protocol 3 validates on slices (a file without
+    config.protocol_version ran under protocol 2), a load-out study may name its train and test loads."""
+    validation = "slices" if config.get("protocol_version", 2) == 3 else "block"
+    return {"validation": validation, "train_loads": config.get("train_loads"), "test_loads": config.get("test_loads")}
+
+
 def training_window_counts(
-    design: str, recordings: Sequence[Recording], window: int, k: int = 5, stride: int | None = None, repeats: int = 1
+    design: str,
+    recordings: Sequence[Recording],
+    window: int,
+    k: int = 5,
+    stride: int | None = None,
+    repeats: int = 1,
+    **options: Any,
 ) -> list[int]:
-    """The training windows of each fold `make_folds` would make, counted from the window starts: no window is
-    cut, so the page can tell a study's wait on data whose folds would take hundreds of MB."""
-    return make_folds(design, recordings, window, k, stride, repeats, build=_training_count)
+    """The training windows of each fold `make_folds` would make (`options`: its keyword-only ones), counted from
+    the window starts: no window is cut, so the page can tell a study's wait on data whose folds would take
+    hundreds of MB."""
+    return make_folds(design, recordings, window, k, stride, repeats, build=_training_count, **options)
 
 
 def windows_tested_per_fold(
-    design: str, recordings: Sequence[Recording], window: int, k: int = 5, stride: int | None = None
+    design: str, recordings: Sequence[Recording], window: int, k: int = 5, stride: int | None = None, **options: Any
 ) -> list[int]:
     """The test windows of each fold of one cutting `make_folds` would make (their sum: every window a study
     tests, each once per repeat), counted from the window starts alone."""
-    return make_folds(design, recordings, window, k, stride, 1, build=_test_count)
+    return make_folds(design, recordings, window, k, stride, 1, build=_test_count, **options)

@@ -1,7 +1,13 @@
 """Run a study: every model on every (repeat, fold, seed), through the run machinery (core.lab.runs.train_stages),
 then the comparisons and the decomposition. `python -m core.study` and the Fault lab's Study part both call
 `run_study`. With a checkpoint (core.lab.study.checkpoint) every finished run is kept as it ends, and the same
-study started again trains only the cells it lacks."""
+study started again trains only the cells it lacks.
+
+`protocol` 3 (results/study_protocol.md, version 3) changes three rules, for every model alike: each run
+restores the epoch of the best validation accuracy, ties broken by validation loss (TrainConfig.select_by,
+core.lab.epochs); validation windows are slices spread over every training block (core.lab.study.validation);
+and each model gets one learning rate, chosen on the first seed's validation windows pooled over every fold
+(core.lab.study.tuning). Protocol 2, the default, is what every stored version-2 command ran."""
 
 from __future__ import annotations
 
@@ -20,7 +26,7 @@ import torch
 from core.fingerprint import machine_fingerprint
 from core.lab.backends import backend
 from core.lab.contract import to_plain
-from core.lab.models import MODEL_NAMES, TRANSFORMER_VARIANTS, build_model, check_model_settings
+from core.lab.models import BASELINE_MODELS, STUDY_MODEL_NAMES, TRANSFORMER_VARIANTS, build_model, check_model_settings
 from core.lab.names import DESIGNS
 from core.lab.probes.attention import attention_by_offset
 from core.lab.probes.order import order_summary
@@ -29,13 +35,24 @@ from core.lab.report import plural
 from core.lab.runs import Event, PlanStopped, Stage, StageKey, train_run, train_stages
 from core.lab.study.checkpoint import Checkpoint
 from core.lab.study.comparisons import STUDY_METRICS, compare_all, decomposition
-from core.lab.study.contract import STUDY_SCHEMA_VERSION, study_run, tuning_run, validate_study
+from core.lab.study.contract import STUDY_SCHEMA_VERSION, study_run, validate_study
 from core.lab.study.folds import Fold, fault_location, make_folds
+from core.lab.study.order_gap import order_gap
 from core.lab.study.sweep import check_scales, run_sweep, sweep_stages, swept_models
+from core.lab.study.tuning import (
+    LR_GRID,
+    Rates,
+    at_rate,
+    learning_rate_trials,
+    nested_rates,
+    pooled_rates,
+    rates_per_fold,
+    tuned_models,
+)
 from core.lab.training import TrainConfig
 from core.lab.vibration.types import Recording
 
-LR_GRID = (1e-3, 3e-3, 1e-2)  # --tune-lr: the rates tried, on the first seed, per (repeat, fold) and model
+PROTOCOLS = (2, 3)  # results/study_protocol.md; files without config.protocol_version were run under 2
 NUMBER_WORDS = dict(enumerate("one two three four five six seven eight nine ten".split(), start=1))
 
 
@@ -64,6 +81,9 @@ class StudyPlan:
     backend: str = "local"  # or "ray" (core.lab.backends): the numbers do not change
     ray_address: str = "auto"
     pe_scale_sweep: Sequence[float] = ()  # core.lab.study.sweep: A+PE and B again at these encoding factors
+    protocol: int = 2  # PROTOCOLS; 3 chooses epochs and rates by validation accuracy (see the module docstring)
+    train_loads: Sequence[int] | None = None  # load-out: train at these loads alone, a fold per test load
+    test_loads: Sequence[int] | None = None  # load-out with train_loads: the loads tested (default: the others)
     split: InitVar[str | None] = None  # the old name of `design`
 
     def __post_init__(self, split: str | None) -> None:
@@ -72,30 +92,49 @@ class StudyPlan:
         self.models, self.seeds = list(self.models), [int(seed) for seed in self.seeds]
         if self.design not in DESIGNS:
             raise ValueError(f"design must be one of {DESIGNS}, got {self.design!r}")
+        self._apply_protocol()
         if self.design == "time-cv" and self.folds < 3:
             raise ValueError(f"time-cv needs at least 3 folds (test, validation and training blocks), got {self.folds}")
         if not self.models or not self.seeds or len(set(self.models)) != len(self.models):
             raise ValueError(f"a study needs distinct models and seeds; got {self.models}, {self.seeds}")
-        unknown = [model for model in self.models if model not in MODEL_NAMES]
-        if unknown:
-            raise ValueError(f"unknown models {unknown}; choose from {', '.join(MODEL_NAMES)}")
         if self.metric not in STUDY_METRICS:
             raise ValueError(f"metric must be one of {STUDY_METRICS}, got {self.metric!r}")
         if not (isinstance(self.repeats, int) and self.repeats >= 1):
             raise ValueError(f"a study needs at least one repeat, got {self.repeats}")
         if not self.margin > 0:
             raise ValueError(f"the equivalence margin must be positive (points), got {self.margin}")
-        check_model_settings(self.models, self.window, self.config.model)
+        self._check_models()
+
+    def _check_models(self) -> None:
+        """Every model known and buildable at these settings; a pe_scale sweep's models among them."""
+        unknown = [model for model in self.models if model not in STUDY_MODEL_NAMES]
+        if unknown:
+            raise ValueError(f"unknown models {unknown}; choose from {', '.join(STUDY_MODEL_NAMES)}")
+        if tuned_models(self.models):  # the baselines build no network
+            check_model_settings(tuned_models(self.models), self.window, self.config.model)
         self.pe_scale_sweep = check_scales(self.pe_scale_sweep, self.config.model.pe_scale)
         if self.pe_scale_sweep and not swept_models(self.models):
             raise ValueError("a pe_scale sweep needs A+PE with A, or B with B-noPE, among the models")
+
+    def _apply_protocol(self) -> None:
+        """Check the protocol and the load roles; protocol 3's rules hold whatever the flags say (the epoch and
+        the one rate by validation accuracy)."""
+        if self.protocol not in PROTOCOLS:
+            raise ValueError(f"protocol must be one of {PROTOCOLS}, got {self.protocol!r}")
+        if self.protocol == 3:
+            self.config, self.tune_lr = dataclasses.replace(self.config, select_by="accuracy"), True
+        if (self.train_loads is not None or self.test_loads is not None) and self.design != "load-out":
+            raise ValueError(f"train and test loads belong to the load-out design, not {self.design}")
 
     def fold_count(self) -> int:
         """Folds of this study: K for time-cv, one per motor load (load-out) or fault size (fault-size)."""
         if self.design == "time-cv" or callable(self.recordings):
             return self.folds
         if self.design == "load-out":
-            return len({r.meta.get("load_hp") for r in self.recordings})
+            loads = {r.meta.get("load_hp") for r in self.recordings}
+            if self.test_loads is not None:
+                return len(set(self.test_loads))
+            return len(loads - set(self.train_loads)) if self.train_loads is not None else len(loads)
         return len({fault_location(r.label)[1] for r in self.recordings} - {None})
 
     def repeat_count(self) -> int:
@@ -105,9 +144,18 @@ class StudyPlan:
 
     def run_count(self) -> int:
         """Training runs in all, the learning-rate trials of --tune-lr included."""
-        trials = len(LR_GRID) if self.tune_lr else 0
+        trials = len(LR_GRID) * len(tuned_models(self.models)) if self.tune_lr else 0
         sweep = len(swept_models(self.models)) * len(self.pe_scale_sweep) * len(self.seeds)
-        return (len(self.models) * (len(self.seeds) + trials) + sweep) * self.fold_count() * self.repeat_count()
+        return (len(self.models) * len(self.seeds) + trials + sweep) * self.fold_count() * self.repeat_count()
+
+    @property
+    def validation(self) -> str:
+        """Where a fold validates (core.lab.study.validation): "block" under protocol 2, "slices" under 3."""
+        return "slices" if self.protocol == 3 else "block"
+
+    def fold_options(self) -> dict[str, Any]:
+        """make_folds' keyword-only settings of this plan."""
+        return {"validation": self.validation, "train_loads": self.train_loads, "test_loads": self.test_loads}
 
     def identity(self) -> dict[str, Any]:
         """What decides a study's runs: a checkpoint written for other settings is refused."""
@@ -123,7 +171,17 @@ class StudyPlan:
             "data": self.data_settings,
             "tune_lr": self.tune_lr,
             "pe_scale_sweep": self.pe_scale_sweep,
+            # written only when set, so a protocol-2 checkpoint made before they existed still resumes
+            **({"protocol": self.protocol} if self.protocol != 2 else {}),
+            **({"loads": loads_config(self)} if self.train_loads is not None else {}),
         }
+
+
+def loads_config(plan: StudyPlan) -> dict[str, Any]:
+    """config.train_loads and config.test_loads of a load-out study with train loads (test_loads null: every
+    other load of the data)."""
+    test = None if plan.test_loads is None else sorted({int(load) for load in plan.test_loads})
+    return {"train_loads": sorted({int(load) for load in plan.train_loads}), "test_loads": test}
 
 
 def reanalyse(study: dict[str, Any], metric: str | None = None, margin: float | None = None) -> dict[str, Any]:
@@ -139,6 +197,8 @@ def reanalyse(study: dict[str, Any], metric: str | None = None, margin: float | 
     again = {**study, "config": config}
     again["comparisons"] = compare_all(again, config["metric"], config["margin"])
     again["decomposition"] = decomposition(again, config["metric"])
+    if (gap := order_gap(again)) is not None:  # a study without spectrum-LR keeps its bytes: no key added
+        again["order_gap"] = gap
     validate_study(again)
     return again
 
@@ -177,7 +237,9 @@ def run_study(
     with plan.checkpoint, the runs finished before it are kept there for the next start."""
     emit = progress or (lambda event: None)
     recordings = list(plan.recordings() if callable(plan.recordings) else plan.recordings)
-    folds = make_folds(plan.design, recordings, plan.window, plan.folds, plan.stride, plan.repeat_count())
+    folds = make_folds(
+        plan.design, recordings, plan.window, plan.folds, plan.stride, plan.repeat_count(), **plan.fold_options()
+    )
     runner = backend(plan.backend, plan.ray_address)
     trainer = None if runner is None else runner.train
     store = None if plan.checkpoint is None else Checkpoint(plan.checkpoint, plan.identity())
@@ -185,24 +247,11 @@ def run_study(
     tuning: list[dict[str, Any]] = []
     tuned = None
     if plan.tune_lr:
-        tuned, tuning = tune_learning_rates(plan, folds, emit, should_stop, trainer, store)
-    if tuned is None:  # one stage per (repeat, fold): its models side by side
-        stages = [
-            Stage(StageKey("fold", (f.repeat, f.index), f.name), f.windows, plan.models, plan.config) for f in folds
-        ]
-    else:  # one stage per (repeat, fold, rate): the models tuned to that rate side by side
-        stages = [
-            Stage(
-                StageKey("fold", (f.repeat, f.index, rate), f.name),
-                f.windows,
-                [m for m in plan.models if tuned[(f.repeat, f.index)][m] == rate],
-                _at_rate(plan.config, rate),
-            )
-            for f in folds
-            for rate in sorted(set(tuned[(f.repeat, f.index)].values()))
-        ]
+        tuning = learning_rate_trials(plan, folds, emit, should_stop, trainer, store)
+        tuned = pooled_rates(tuning, folds) if plan.protocol == 3 else rates_per_fold(tuning)
     profiles: dict[str, dict[str, Any]] = {}
     train_one = _final_run(plan, folds[0], emit, trainer, store, profiles)
+    stages = final_stages(plan, folds, tuned)
     runs, stopped = train_stages(stages, plan.seeds, train_one, plan.workers, plan.device, emit, should_stop)
     if stopped:
         raise PlanStopped(None)
@@ -215,6 +264,30 @@ def run_study(
     study = build_study(plan, recordings, folds, finished, tuned, kept, tuning, sweep)
     validate_study(study)
     return study
+
+
+def final_stages(plan: StudyPlan, folds: Sequence[Fold], tuned: Rates | None) -> list[Stage]:
+    """The stages of a study's runs: one per (repeat, fold), its models side by side; when tuned, one per
+    (repeat, fold, rate) of the models tuned to that rate, and the baselines (no rate) in one of their own."""
+    if tuned is None:
+        return [
+            Stage(StageKey("fold", (f.repeat, f.index), f.name), f.windows, plan.models, plan.config) for f in folds
+        ]
+    stages = []
+    for f in folds:
+        rates = tuned.get((f.repeat, f.index), {})
+        for rate in sorted(set(rates.values())):
+            models = [m for m in plan.models if rates.get(m) == rate]
+            stages.append(
+                Stage(
+                    StageKey("fold", (f.repeat, f.index, rate), f.name), f.windows, models, at_rate(plan.config, rate)
+                )
+            )
+        if baselines := [m for m in plan.models if m in BASELINE_MODELS]:
+            stages.append(
+                Stage(StageKey("fold", (f.repeat, f.index, "baseline"), f.name), f.windows, baselines, plan.config)
+            )
+    return stages
 
 
 def _final_run(
@@ -240,7 +313,7 @@ def _final_run(
         run = train_run(stage, seed, model, stop, plan.device, emit, keep_weights=probe, trainer=trainer)
         if probe:
             profiles[model] = probe_profile(stage, model, run.pop("weights"), fold, seed)
-        record = study_run(run, fold, repeat, stage.config.learning_rate)
+        record = study_run(run, fold, repeat, None if model in BASELINE_MODELS else stage.config.learning_rate)
         if store is not None:
             store.put("run", key, record, profiles.get(model) if probe else None)
         return record
@@ -265,55 +338,6 @@ def probe_profile(stage: Stage, model_name: str, weights: dict[str, Any], fold: 
     }
 
 
-def _at_rate(config: TrainConfig, rate: float) -> TrainConfig:
-    return dataclasses.replace(config, learning_rate=rate)
-
-
-def tune_learning_rates(
-    plan: StudyPlan,
-    folds: Sequence[Fold],
-    emit: Callable[[Event], None],
-    should_stop: Callable[[], bool] | None,
-    trainer: Callable[..., dict[str, Any]] | None = None,
-    store: Checkpoint | None = None,
-) -> tuple[dict[tuple[int, int], dict[str, float]], list[dict[str, Any]]]:
-    """Per (repeat, fold) and model, the rate of LR_GRID whose run on the first seed reached the lowest
-    validation loss on that fold's validation block (never its test block), reused for every seed; and the
-    trials' records (core.lab.study.contract.tuning_run), in plan order."""
-    stages = [
-        Stage(
-            StageKey("lr trial", (f.repeat, f.index, rate), f"{f.name}, rate {rate:g}"),
-            f.windows,
-            plan.models,
-            _at_rate(plan.config, rate),
-        )
-        for f in folds
-        for rate in LR_GRID
-    ]
-
-    def trial(stage: Stage, seed: int, model: str, stop: Callable[[], bool] | None) -> dict[str, Any]:
-        repeat, fold, rate = stage.key.variant
-        key = (repeat, fold, seed, model, rate)
-        done = None if store is None else store.get("tuning", key)
-        if done is not None:
-            return done["record"]
-        record = tuning_run(train_run(stage, seed, model, stop, plan.device, emit, trainer=trainer), fold, repeat, rate)
-        if store is not None:
-            store.put("tuning", key, record)
-        return record
-
-    runs, stopped = train_stages(stages, plan.seeds[:1], trial, plan.workers, plan.device, emit, should_stop)
-    if stopped:
-        raise PlanStopped(None)
-    trials = list(itertools.chain.from_iterable(runs.values()))
-    best: dict[tuple[int, int], dict[str, tuple[float, float]]] = {}
-    for run in trials:
-        by_model = best.setdefault((run["repeat"], run["fold"]), {})
-        if run["model"] not in by_model or run["val_loss"] < by_model[run["model"]][0]:
-            by_model[run["model"]] = (run["val_loss"], run["learning_rate"])
-    return {cell: {m: rate for m, (_, rate) in by_model.items()} for cell, by_model in best.items()}, trials
-
-
 def fold_record(fold: Fold) -> dict[str, Any]:
     """The study JSON's record of one fold: where its test windows come from, its sizes, its normalisation."""
     return {
@@ -329,29 +353,11 @@ def fold_record(fold: Fold) -> dict[str, Any]:
     }
 
 
-def nested_rates(tuned: dict[tuple[int, int], dict[str, float]]) -> dict[str, dict[str, dict[str, float]]]:
-    """{(repeat, fold): {model: rate}} as the JSON's {repeat: {fold: {model: rate}}}."""
-    nested: dict[str, dict[str, dict[str, float]]] = {}
-    for (repeat, fold), rates in tuned.items():
-        nested.setdefault(str(repeat), {})[str(fold)] = rates
-    return nested
-
-
-def build_study(
-    plan: StudyPlan,
-    recordings: Sequence[Recording],
-    folds: Sequence[Fold],
-    runs: list[dict],
-    tuned: dict[tuple[int, int], dict[str, float]] | None = None,
-    profiles: dict[str, dict[str, Any]] | None = None,
-    tuning: list[dict[str, Any]] | None = None,
-    sweep: list[dict[str, Any]] | None = None,
-) -> dict:
-    """The study JSON of finished runs, its comparisons and decomposition included (run_study validates it)."""
+def study_config(plan: StudyPlan, folds: Sequence[Fold], tuned: Rates | None) -> dict[str, Any]:
+    """The study JSON's config: the plan's settings, the population its verdicts speak for, the environment."""
     first = [fold for fold in folds if fold.repeat == 0]  # a repeat tests the same windows again
     n_windows = sum(len(fold.windows.x_test) for fold in first)
     used = {i for fold in first for starts in fold.starts.values() for i, s in starts if s.size}
-    dataset = plan.data_settings.get("dataset", "")
     config = {
         "design": plan.design,
         "folds": len(first),
@@ -362,7 +368,7 @@ def build_study(
         "metric": plan.metric,
         "window": plan.window,
         "stride": plan.stride or plan.window,
-        "population": population(plan.design, dataset, len(used), n_windows),
+        "population": population(plan.design, plan.data_settings.get("dataset", ""), len(used), n_windows),
         "command": plan.command,
         **environment(),
         "device": plan.device,
@@ -373,6 +379,25 @@ def build_study(
         config["tuned_learning_rates"] = nested_rates(tuned)
     if plan.pe_scale_sweep:
         config["pe_scale_sweep"] = list(plan.pe_scale_sweep)
+    if plan.protocol != 2:  # absent: protocol 2, as every file written before protocol 3
+        config["protocol_version"] = plan.protocol
+    if plan.train_loads is not None:
+        config.update(loads_config(plan))
+    return config
+
+
+def build_study(
+    plan: StudyPlan,
+    recordings: Sequence[Recording],
+    folds: Sequence[Fold],
+    runs: list[dict],
+    tuned: Rates | None = None,
+    profiles: dict[str, dict[str, Any]] | None = None,
+    tuning: list[dict[str, Any]] | None = None,
+    sweep: list[dict[str, Any]] | None = None,
+) -> dict:
+    """The study JSON of finished runs, its comparisons and decomposition included (run_study validates it)."""
+    config = study_config(plan, folds, tuned)
     study = {
         "schema_version": STUDY_SCHEMA_VERSION,
         "kind": "study",
@@ -393,4 +418,6 @@ def build_study(
     study = to_plain(study)
     study["comparisons"] = compare_all(study, plan.metric, plan.margin)
     study["decomposition"] = decomposition(study, plan.metric)
+    if (gap := order_gap(study)) is not None:
+        study["order_gap"] = gap
     return study

@@ -1,5 +1,6 @@
-"""Tables a study's figures are drawn from (and offered as CSV): accuracy per fold, the paired differences,
-pooled confusion matrices, the CI half-width other designs would give, and a study's expected duration.
+"""Tables a study's figures are drawn from (and offered as CSV): every model's accuracy (spectrum-LR beside the
+Transformers), accuracy per fold, the paired differences, pooled confusion matrices, the CI half-width other
+designs would give, and a study's expected duration.
 Folds are (repeat, fold) pairs throughout: a study of R repeats shows R K folds."""
 
 from __future__ import annotations
@@ -11,7 +12,10 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from core.lab.stats.intervals import paired_interval
+from core.lab.models import BASELINE_MODELS, has_position
+from core.lab.report import percent_mean_sd
+from core.lab.stats.intervals import MODEL_ROLES, paired_interval
+from core.lab.stats.summary import mean_sd
 from core.lab.study.comparisons import ARTICLE, cell_differences, differences, primary_comparison
 
 PARTS = (
@@ -21,13 +25,52 @@ PARTS = (
 )
 
 
+def model_table(study: Mapping[str, Any]) -> pd.DataFrame:
+    """One row per model in run order: what it is, whether it sees order (a position signal), its runs, its
+    accuracy in % (mean ± sd over its (repeat, fold, seed) runs) and how many converged (a baseline is exempt)."""
+    runs: dict[str, list[Mapping[str, Any]]] = {}
+    for run in study["runs"]:
+        runs.setdefault(run["model"], []).append(run)
+    rows = []
+    for model, own in runs.items():
+        spread = mean_sd([float(run["accuracy"]) for run in own])
+        converged = sum(run["converged"] for run in own)
+        rows.append(
+            {
+                "model": model,
+                "what it is": ROLE_WORDS.get(model, ""),
+                "sees order": "yes" if has_position(model) else "no",
+                "runs": len(own),
+                "accuracy %": percent_mean_sd(spread["mean"], spread["sd"]),
+                "converged": "exempt" if model in BASELINE_MODELS else f"{converged} of {len(own)}",
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def order_gap_line(study: Mapping[str, Any]) -> str | None:
+    """The study's order gap in one line, or None when it stores none (no spectrum-LR)."""
+    gap = study.get("order_gap")
+    if gap is None:
+        return None
+    return (
+        f"Order gap: {gap['gap']:+.1f} points: {gap['best']}, the best model that sees order, "
+        f"{100 * gap['best_accuracy']:.1f} % against {gap['baseline']} {100 * gap['baseline_accuracy']:.1f} %."
+    )
+
+
+ROLE_WORDS = {**MODEL_ROLES, "spectrum-LR": "order-blind spectrum baseline"}  # what each model is, in a few words
+GAP_COLUMNS = ("spectrum-LR accuracy %", "order gap (best model that sees order − spectrum-LR)")
+
+
 def _with_interval(diff: float, ci95: Sequence[float] | None) -> str:
     return f"{diff:+.1f}" if ci95 is None else f"{diff:+.1f} ({ci95[0]:+.1f} to {ci95[1]:+.1f})"
 
 
 def decomposition_table(studies: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
     """Per study that stores a decomposition: the embedding's effect, the encoding's and both, in points with
-    their 95 % CI (unadjusted, corrected resampled t), as the page and the README lead with them. A fault-size
+    their 95 % CI (unadjusted, corrected resampled t), as the page and the README lead with them; where a study
+    ran spectrum-LR, its accuracy and the order gap beside them. A fault-size
     study is left out: its three sizes support no pooled number (it shows each size's effect instead)."""
     rows = []
     for title, study in studies.items():
@@ -36,8 +79,12 @@ def decomposition_table(studies: Mapping[str, Mapping[str, Any]]) -> pd.DataFram
             continue
         row = {"study": title}
         row.update({words: _with_interval(parts[name]["diff"], parts[name]["ci95"]) for name, words in PARTS})
+        if gap := study.get("order_gap"):
+            row[GAP_COLUMNS[0]] = f"{100 * gap['baseline_accuracy']:.1f}"
+            row[GAP_COLUMNS[1]] = f"{gap['gap']:+.1f} ({gap['best']})"
         rows.append(row)
-    return pd.DataFrame(rows, columns=["study", *(words for _, words in PARTS)])
+    gaps = [*GAP_COLUMNS] if any(GAP_COLUMNS[0] in row for row in rows) else []  # only where a study has one
+    return pd.DataFrame(rows, columns=["study", *(words for _, words in PARTS), *gaps]).fillna("-")
 
 
 def leave_one_out_table(study: Mapping[str, Any]) -> pd.DataFrame:

@@ -9,6 +9,7 @@ from core.lab.vibration.csv_reader import example_csv, read_vibration_csv
 from core.lab.vibration.cwru import CWRU_CATALOGUE, load_cwru
 from core.lab.vibration.download import download_cwru
 from core.lab.vibration.order_control import load_order_control
+from core.lab.vibration.order_curve import load_order_curve
 from core.lab.vibration.seu import load_seu
 from core.lab.vibration.spectra import envelope_spectrum
 from core.lab.vibration.spectraquest import load_spectraquest
@@ -28,6 +29,7 @@ __all__ = [
     "fault_frequencies",
     "load_cwru",
     "load_order_control",
+    "load_order_curve",
     "load_seu",
     "load_spectraquest",
     "make_windows",
