@@ -193,13 +193,19 @@ with st.container(key="live_row"):
     columns[0].metric("largest weight", f"{row.max_weight:.4f}")
     columns[1].metric("entropy (nats)", f"{row.entropy:.4f}", help=f"evenly spread over {scores.size}: log n")
     columns[2].metric("largest |∂y_i/∂s_j|", f"{np.abs(row.gradient).max():.3e}")
-show_figure(
-    figures.softmax_row(scores, row.probabilities, row.gradient),
-    pd.DataFrame(
-        {"index": np.arange(scores.size), "score": scores, "logit": row.logits, "weight": row.probabilities}
-    ).join(pd.DataFrame(row.gradient, columns=[f"dy_i/ds_{j}" for j in range(scores.size)])),
-    "softmax_row",
-)
+with data_section("softmax_row"):  # the weights and the gradient: one download
+    show_figure(
+        figures.softmax_weights(scores, row.probabilities),
+        pd.DataFrame(
+            {"index": np.arange(scores.size), "score": scores, "logit": row.logits, "weight": row.probabilities}
+        ),
+        "softmax_weights",
+    )
+    show_figure(
+        figures.softmax_gradient(row.gradient),
+        pd.DataFrame(row.gradient, columns=[f"dy_i/ds_{j}" for j in range(scores.size)]).rename_axis("i").reset_index(),
+        "softmax_gradient",
+    )
 
 with going_further():
     st.subheader("The price of attention: time and memory grow as n²")

@@ -214,7 +214,7 @@ ROOMS = [
         {"scores": "3,1,4"},
         "temp",
         "0.7",
-        "softmax_row",
+        "softmax_weights",
     ),
 ]
 

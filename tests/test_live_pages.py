@@ -183,8 +183,9 @@ def test_dragging_the_temperature_redraws_the_row_of_scores(browser_page):
     shown = shown_values(page)
     assert shown["temp"] < 1
     row = attention.softmax_row([1.0, 2.0, 3.0, 4.0], shown["dk"], shown["temp"])
-    bars, gradient = figure_data(page, "softmax_row")
+    (bars,) = figure_data(page, "softmax_weights")
     close(bars["y"], row.probabilities)
+    (gradient,) = figure_data(page, "softmax_gradient")
     close(gradient["z"], row.gradient)
     release_and_wait(page)
 

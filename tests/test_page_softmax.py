@@ -49,7 +49,7 @@ def test_defaults_state_the_published_numbers():
     weights = np.exp([1.0, 2.0, 3.0, 4.0]) / np.exp([1.0, 2.0, 3.0, 4.0]).sum()
     assert metric(app, "largest weight") == pytest.approx(weights.max(), abs=1e-4)
     assert metric(app, "entropy (nats)") == pytest.approx(-(weights * np.log(weights)).sum(), abs=1e-4)
-    bars = figure_traces(app, "softmax_row")[0]
+    bars = figure_traces(app, "softmax_weights")[0]
     np.testing.assert_allclose(as_array(bars["y"]), weights, rtol=1e-12)
     assert metric(app, "n×n scores at n = 1024") == 4  # 1024² float32 = 4 MiB
     cost = figure_traces(app, "attention_cost")
@@ -113,7 +113,7 @@ def test_randomise_replaces_the_scores():
     assert not app.exception
     text = app.text_input(key="scores").value
     assert text != "1, 2, 3, 4" and len(text.split(",")) == 6
-    assert len(as_array(figure_traces(app, "softmax_row")[0]["y"])) == 6
+    assert len(as_array(figure_traces(app, "softmax_weights")[0]["y"])) == 6
 
 
 def test_sequence_length_control():

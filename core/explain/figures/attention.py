@@ -154,39 +154,48 @@ def sharpness_vs_dk(
     return go.Figure(traces, layout)
 
 
-def softmax_row(scores: np.ndarray, probabilities: np.ndarray, gradient: np.ndarray) -> go.Figure:
-    """Softmax outputs as bars (left) and ∂y_i/∂s_j as a heatmap (right)."""
+def softmax_weights(scores: np.ndarray, probabilities: np.ndarray) -> go.Figure:
+    """One row of scores' softmax weights as bars, each labelled with its value."""
     keys = np.arange(scores.size)
+    bars = go.Bar(
+        x=keys,
+        y=probabilities,
+        marker_color=SCALED,
+        name="y_i",
+        text=[f"{p:.3f}" for p in probabilities],
+        textposition="outside",
+    )
+    layout = house_layout(
+        "One row of scores: the weights",
+        320,
+        xaxis=_axis("score index i", dtick=1),
+        yaxis=_axis("softmax output y_i", range=[0, 1.15]),
+        showlegend=False,
+    )
+    return go.Figure(bars, layout)
+
+
+def softmax_gradient(gradient: np.ndarray) -> go.Figure:
+    """∂y_i/∂s_j of one row of scores as a heatmap on the signed scale, centred on 0."""
+    keys = np.arange(gradient.shape[0])
     limit = float(np.abs(gradient).max()) or 1.0
-    traces = [
-        go.Bar(
-            x=keys,
-            y=probabilities,
-            marker_color=SCALED,
-            name="y_i",
-            text=[f"{p:.3f}" for p in probabilities],
-            textposition="outside",
-        ),
-        go.Heatmap(
-            z=gradient,
-            x=keys,
-            y=keys,
-            zmin=-limit,
-            zmax=limit,
-            colorscale=SIGNED_COLORSCALE,
-            xaxis="x2",
-            yaxis="y2",
-            colorbar=dict(title=dict(text="∂y/∂s"), len=0.4, y=0.0, yanchor="bottom"),
-            hovertemplate="i %{y}<br>j %{x}<br>%{z:.3g}<extra></extra>",
-        ),
-    ]
-    layout = _two_panels("One row of scores", 640, "softmax output y_i", "output i")
-    layout["xaxis"].update(_axis("score index i"))
-    layout["yaxis"].update(range=[0, 1.15])
-    layout["xaxis2"].update(_axis("score j"))
-    layout["yaxis2"].update(autorange="reversed")
-    layout["showlegend"] = False
-    return go.Figure(traces, layout)
+    heatmap = go.Heatmap(
+        z=gradient,
+        x=keys,
+        y=keys,
+        zmin=-limit,
+        zmax=limit,
+        colorscale=SIGNED_COLORSCALE,
+        colorbar=dict(title=dict(text="∂y/∂s")),
+        hovertemplate="i %{y}<br>j %{x}<br>%{z:.3g}<extra></extra>",
+    )
+    layout = house_layout(
+        "The gradient of the weights",
+        340,
+        xaxis=_axis("score j", dtick=1, constrain="domain"),
+        yaxis=_axis("output i", dtick=1, autorange="reversed", scaleanchor="x", constrain="domain"),
+    )
+    return go.Figure(heatmap, layout)
 
 
 def attention_cost(

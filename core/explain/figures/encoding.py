@@ -95,6 +95,14 @@ def position_vector(vector: np.ndarray, position: int) -> go.Figure:
     return _layout(figure, f"The full vector PE({position})", height=320)
 
 
+MARKERS_UP_TO = 64  # beyond this many points a marker per point is a solid band, and costs a redraw its time
+
+
+def wavelength_mode(points: int) -> str:
+    """Markers on the wavelength line while they can be told apart (the live view switches alike)."""
+    return "lines+markers" if points <= MARKERS_UP_TO else "lines"
+
+
 def wavelength_plot(pair_index: np.ndarray, wavelengths: np.ndarray, base: float, d_model: int) -> go.Figure:
     """Wavelength per sin/cos pair on a log axis (frequency on hover), the shortest and longest marked and labelled
     inside the plot, and base·2π as a dotted line labelled at its left end, away from the longest label at the
@@ -105,7 +113,7 @@ def wavelength_plot(pair_index: np.ndarray, wavelengths: np.ndarray, base: float
         go.Scatter(
             x=pair_index,
             y=wavelengths,
-            mode="lines+markers",
+            mode=wavelength_mode(len(wavelengths)),
             marker=dict(size=4),
             name="wavelength λ_i",
             customdata=1.0 / wavelengths,

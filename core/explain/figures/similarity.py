@@ -23,6 +23,12 @@ def _layout(title: str, x_title: str, y_title: str, height: int = 420, **axes) -
 
 
 LINE_DASHES = ("solid", "dash", "dot", "dashdot")
+CLOSED_FORM_DOTS_UP_TO = 128  # the closed form as rings up to this many offsets, as a dotted line beyond
+
+
+def closed_form_mode(offsets: int) -> str:
+    """Rings on each offset while they can be told apart, a dotted line beyond (the live view switches alike)."""
+    return "markers" if offsets <= CLOSED_FORM_DOTS_UP_TO else "lines"
 
 
 def offset_curves(
@@ -53,8 +59,9 @@ def offset_curves(
         go.Scatter(
             x=offsets,
             y=closed_form if closed_form is not None else [],
-            mode="markers",
+            mode=closed_form_mode(len(offsets)),
             marker=dict(size=5, color="black", symbol="circle-open"),
+            line=dict(color="black", dash="dot", width=1.5),
             name=closed_form_label,
             visible=closed_form is not None,
         )

@@ -72,16 +72,19 @@ const similarityView = (() => {
   const drawCurves = (ctx, name, result, starts, offsets, title) => {
     const gd = ctx.graph(name);
     const closedName = gd && gd.data && gd.data[starts.length] ? gd.data[starts.length].name : "closed form";
-    ctx.update(
-      name,
-      {
-        x: [...starts.map(() => offsets), offsets],
-        y: [...result.curves, result.closed || []],
-        name: [...starts.map((s) => `t = ${s}`), closedName],
-      },
-      { "annotations[0].text": coincidenceNote(result.curves, result.closed) },
-      K.range(0, starts.length + 1),
-    );
+    const traces = {
+      x: [...starts.map(() => offsets), offsets],
+      y: [...result.curves, result.closed || []],
+      name: [...starts.map((s) => `t = ${s}`), closedName],
+      // core.explain.figures.similarity.closed_form_mode
+      mode: [...starts.map(() => "lines"), offsets.length <= 128 ? "markers" : "lines"],
+    };
+    const note = coincidenceNote(result.curves, result.closed);
+    const shown = gd && gd.layout.annotations && gd.layout.annotations[0] ? gd.layout.annotations[0].text : note;
+    const indices = K.range(0, starts.length + 1);
+    // one Plotly call, and a relayout only when the note inside the figure changes
+    if (note !== shown) ctx.update(name, traces, { "annotations[0].text": note }, indices);
+    else ctx.restyle(name, traces, indices);
     ctx.title(name, title);
   };
   const drawMatrix = (ctx, name, matrix, positions) => {

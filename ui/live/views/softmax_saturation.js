@@ -32,19 +32,14 @@ const softmaxSaturationView = (() => {
         const row = K.softmaxRow(scores, v.dk, v.temp);
         const keys = K.range(0, scores.length);
         const limit = Math.max(...row.gradient.flat().map(Math.abs)) || 1;
-        ctx.when("softmax_row", () =>
+        ctx.when("softmax_weights", () =>
           ctx.restyle(
-            "softmax_row",
-            {
-              x: [keys, keys],
-              y: [row.probabilities, keys],
-              z: [null, row.gradient],
-              text: [row.probabilities.map((p) => p.toFixed(3)), null],
-              zmin: [null, -limit],
-              zmax: [null, limit],
-            },
-            [0, 1],
+            "softmax_weights",
+            { x: [keys], y: [row.probabilities], text: [row.probabilities.map((p) => p.toFixed(3))] },
+            [0],
           ));
+        ctx.when("softmax_gradient", () =>
+          ctx.heatmap("softmax_gradient", { z: row.gradient, x: keys, y: keys, zmin: -limit, zmax: limit }));
         ctx.metrics("live_row", [row.max_weight.toFixed(4), row.entropy.toFixed(4), sci(Math.max(...row.gradient.flat().map(Math.abs)))]);
       }
     },

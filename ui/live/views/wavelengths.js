@@ -12,16 +12,16 @@ const wavelengthsView = (() => {
       const pairs = K.range(0, lengths.length);
       const last = lengths.length - 1;
       const ceiling = base * 2 * Math.PI;
-      ctx.update(
-        "wavelengths",
-        {
-          x: [pairs, [0, last], [0, last]],
-          y: [lengths, [lengths[0], lengths[last]], [ceiling, ceiling]],
-          customdata: [lengths.map((l) => 1 / l), null, null],
-          text: [null, [`shortest ${grouped(lengths[0], 2)}`, `longest ${grouped(lengths[last], 0)}`], [`base·2π = ${grouped(ceiling, 0)}`, ""]],
-        },
-        { "yaxis.range": [0, Math.log10(ceiling) + 0.6] },
-      );
+      const traces = {
+        x: [pairs, [0, last], [0, last]],
+        y: [lengths, [lengths[0], lengths[last]], [ceiling, ceiling]],
+        customdata: [lengths.map((l) => 1 / l), null, null],
+        text: [null, [`shortest ${grouped(lengths[0], 2)}`, `longest ${grouped(lengths[last], 0)}`], [`base·2π = ${grouped(ceiling, 0)}`, ""]],
+        // core.explain.figures.encoding.wavelength_mode
+        mode: [lengths.length <= 64 ? "lines+markers" : "lines", "markers+text", "lines+text"],
+      };
+      if (ctx.changed.has("base")) ctx.update("wavelengths", traces, { "yaxis.range": [0, Math.log10(ceiling) + 0.6] });
+      else ctx.restyle("wavelengths", traces);
       ctx.title("wavelengths", `Wavelengths, base ${grouped(base, 0)}, d ${d}`);
       ctx.metrics("live_wavelengths", [
         lengths[0].toFixed(4),
