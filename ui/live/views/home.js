@@ -28,12 +28,11 @@ const homeView = (() => {
       const demo = K.shuffleDemo(words, order, v.demo_pe);
       const labels = words.map((w, i) => `${i}: ${escape(w)}`);
       const limit = Math.max(...demo.outputs.flat().map(Math.abs)) || 1;
-      ctx.when("shuffle_demo", () =>
-        ctx.restyle(
-          "shuffle_demo",
-          { z: [demo.outputs, demo.shuffled_back], y: [labels, labels], zmin: -limit, zmax: limit },
-          [0, 1],
-        ));
+      const columns = K.range(0, demo.outputs[0].length);
+      ctx.when("shuffle_demo", () => {
+        ctx.heatmap("shuffle_demo", { z: demo.outputs, x: columns, y: labels, zmin: -limit, zmax: limit }, 0);
+        ctx.heatmap("shuffle_demo", { z: demo.shuffled_back, x: columns, y: labels, zmin: -limit, zmax: limit }, 1);
+      });
       setStrong("live_shuffled", order.map((i) => words[i]).join(" "));
       setStrong("live_verdict", verdict(demo.largest_difference));
     },
