@@ -32,8 +32,9 @@ CHROMIUM_FLAGS = [
 
 
 # Generous: the first page of a fresh server imports numpy, pandas and plotly, and a busy machine runs everything
-# several times slower; a wait ends as soon as the page is ready, so only a failure pays it in full.
-WAIT_MS = 60_000
+# many times slower (with two busy loops beside other work on 2 cores, the Fault lab once took over 60 s to draw);
+# a wait ends as soon as the page is ready, so only a failure pays it in full.
+WAIT_MS = 180_000
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 # Runs in every document before the app's own scripts: counts the runs it sees start (the app's
 # data-test-script-state entering "running"), so a wait can tell a run that started after an interaction from
@@ -64,7 +65,7 @@ class ServerDidNotStart(RuntimeError):
 
 
 def start_streamlit(
-    timeout_s: float = 60.0, prefix: Sequence[str] = (), log: Path | None = None
+    timeout_s: float = WAIT_MS / 1000, prefix: Sequence[str] = (), log: Path | None = None
 ) -> tuple[subprocess.Popen, str]:
     """The server process and its URL, once /_stcore/health answers. No file watcher: nothing edits the
     sources while it runs, and watching a busy checkout only costs CPU. `prefix` goes before the command,
