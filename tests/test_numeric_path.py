@@ -102,6 +102,7 @@ def test_ci_runs_the_readme_command_then_the_any_machine_tests_on_the_narrower_p
     readme = "python -m pip install -r requirements.txt -r requirements-dev.txt && python -m pytest"
     assert readme in (ROOT / "README.md").read_text() and lines.count(readme) == 1
     after = lines[lines.index(readme) + 1 :]
+    assert after[0].startswith("status=$?") and after[1] == '[ "$status" -eq 0 ] || exit "$status"'
     path = next(i for i, line in enumerate(after) if "python tools/numeric_path.py" in line)
     assert after[path + 1] == 'eval "$assignments"' and "set -euo pipefail" in lines  # a failure stops the run
     assert "python -m pytest -m any_machine" in after[path + 2 :]
