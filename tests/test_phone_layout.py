@@ -20,8 +20,7 @@ from tests import live_server
 
 ROOT = Path(__file__).resolve().parents[1]
 PHONE = {"width": 390, "height": 844}
-WAIT_MS = 60_000
-IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+WAIT_MS = live_server.WAIT_MS
 # one figure a page: (URL path, the key of its chart, a text that shows once the page ran to its end)
 PHONE_FIGURES = [
     ("", "shuffle_demo", "The rooms of the lab"),
@@ -125,9 +124,7 @@ def phone_page():
 def test_at_390_px_no_figure_text_overlaps_and_no_figure_lies_under_the_sidebar(phone_page):
     page, url = phone_page
     for path, key, last_text in PHONE_FIGURES:
-        page.goto(f"{url}/{path}", wait_until="domcontentloaded", timeout=WAIT_MS)
-        page.get_by_text(last_text).first.wait_for(timeout=WAIT_MS)
-        page.locator(IDLE).wait_for(timeout=WAIT_MS)
+        live_server.open_page(page, f"{url}/{path}", last_text)
         chart = page.locator(f".st-key-fig_{key} .js-plotly-plot").last
         chart.scroll_into_view_if_needed(timeout=WAIT_MS)
         chart.locator("g.xtick").first.wait_for(timeout=WAIT_MS)  # drawn, not just placed

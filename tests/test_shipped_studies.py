@@ -31,7 +31,7 @@ from core.lab.study.folds import fold_options, make_folds
 from core.lab.study.runner import reanalyse
 from core.lab.training import TrainConfig
 from tests.apptest_utils import ROOT
-from tests.reproducibility import skip_unless_same_machine
+from tests.reproducibility import assert_same_json_within, skip_unless_same_machine
 
 DATA_DIRS = {
     "cwru": ROOT.parent / "shared" / "data" / "cwru",
@@ -93,12 +93,15 @@ def test_the_time_cv_study_carries_the_pe_scale_sweep():
     }
 
 
+@pytest.mark.any_machine
 @pytest.mark.parametrize("name", list(SHIPPED_STUDIES))
 def test_every_shipped_comparison_and_sentence_is_what_its_stored_runs_give(name):
+    # recomputed here from the stored runs: the sentences word for word, every interval and mean to the last
+    # digits another CPU's summation order moves
     study = shipped(name)
     again = reanalyse(study)
-    assert again["comparisons"] == study["comparisons"]
-    assert again["decomposition"] == study["decomposition"]
+    assert_same_json_within(study["comparisons"], again["comparisons"], "comparisons")
+    assert_same_json_within(study["decomposition"], again["decomposition"], "decomposition")
 
 
 def transformer_runs(study: dict) -> list[dict]:
@@ -180,6 +183,13 @@ def _data_dir(study: dict):
 # the cheapest cell of every study, and model B's of all but the load-out ones (about 10 s each on 2 cores);
 # the others cover the same code path
 CELLS = [(name, None) for name in SHIPPED_STUDIES] + [(name, "B") for name in SHIPPED_STUDIES if "load-out" not in name]
+# .ci/run's second pass retrains these two again on a narrower numeric path, where torch's own kernels run
+# unvectorised and every cell takes several times longer: the synthetic control and one real CWRU cell, the
+# cheapest of each, keep that pass within its few minutes
+REHEARSED_CELLS = {("study_order_control.json", None), ("study_cwru_fault-size.json", None)}
+CELLS_ON_ANY_MACHINE = [
+    pytest.param(*cell, marks=pytest.mark.any_machine) if cell in REHEARSED_CELLS else cell for cell in CELLS
+]
 
 
 @functools.cache
@@ -210,7 +220,7 @@ def retrained_cheapest_cell(name: str, model: str | None) -> tuple[dict, dict, d
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("name", "model"), CELLS)
+@pytest.mark.parametrize(("name", "model"), CELLS_ON_ANY_MACHINE)  # .ci/run's second pass: skips with the reason
 def test_the_cheapest_cell_of_a_shipped_study_retrains_to_its_stored_predictions(name, model):
     study, cell, run = retrained_cheapest_cell(name, model)
     skip_unless_same_machine(study["config"].get("fingerprint"), name)
@@ -219,7 +229,7 @@ def test_the_cheapest_cell_of_a_shipped_study_retrains_to_its_stored_predictions
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("name", "model"), CELLS)
+@pytest.mark.parametrize(("name", "model"), CELLS_ON_ANY_MACHINE)
 def test_the_cheapest_cell_retrains_to_an_accuracy_within_its_seeds_spread_on_any_machine(name, model):
     study, cell, run = retrained_cheapest_cell(name, model)
     key = (cell["model"], cell["repeat"], cell["fold"])
