@@ -1,4 +1,4 @@
-"""How long the Fault lab's one button takes: defaults (A and B, 3 seeds) on the synthetic set and on CWRU 0 HP.
+"""How long the Fault lab's one button takes: its defaults (3 seeds) on the synthetic set and on CWRU 0 HP.
 
 Drives the real page with AppTest, as a visitor would: open, (load CWRU), press "Train and compare", and
 rerun until the background job has finished. Prints wall seconds from the click to the verdict, the

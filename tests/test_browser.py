@@ -258,7 +258,8 @@ def test_shared_link_restores_the_controls_and_a_moved_slider_redraws_its_figure
 
 # --- Fault lab --------------------------------------------------------------------------------------
 
-TINY_RUN = "src=csv&epochs=1&seeds=2&win=512&layers=1"  # two models x two seeds x one epoch: seconds
+# the short answer's question, two models x two seeds x one epoch: seconds
+TINY_RUN = "src=csv&models=B-noPE&models=B&epochs=1&seeds=2&win=512&layers=1"
 
 
 def _upload_and_load(page, name: str, content: bytes, more: dict[str, bytes] | None = None):
@@ -306,7 +307,7 @@ def test_fault_lab_csv_upload_trains_to_a_results_table_and_verdict(server, brow
         _assert_no_error_box(page)
         # The grid draws on a canvas; the accessible table underneath holds the same cells.
         table = page.locator('.st-key-table_results_table [data-testid="stDataFrame"]')
-        expect(table.locator('td[aria-colindex="1"]')).to_have_text(["A", "B"], timeout=WAIT_MS)  # a row per model
+        expect(table.locator('td[aria-colindex="1"]')).to_have_text(["B-noPE", "B"], timeout=WAIT_MS)  # a row per model
         expect(table.locator('td[aria-colindex="2"]')).to_have_text(["2", "2"])  # seeds
         header = table.locator("th").all_text_contents()
         accuracy = table.locator(f'td[aria-colindex="{header.index("accuracy %") + 1}"]').all_text_contents()
@@ -314,7 +315,8 @@ def test_fault_lab_csv_upload_trains_to_a_results_table_and_verdict(server, brow
         assert len(accuracy) == 2 and all(re.fullmatch(r"\d+\.\d ± \d+\.\d", cell) for cell in accuracy), accuracy
         assert all(0.0 <= float(cell.split(" ± ")[0]) <= 100.0 for cell in accuracy), accuracy
         verdict = page.locator('[data-testid="stAlertContentInfo"]').all_inner_texts()
-        assert any(re.search(r"\bB\b.*\bA\b", text) and "2 seeds on one split" in text for text in verdict), verdict
+        primary = [text for text in verdict if re.search(r"\bB\b.*\bB-noPE\b", text)]
+        assert primary and "2 seeds on one split" in primary[0], verdict
         _screenshot(page, "fault_lab.png")
 
 
