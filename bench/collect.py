@@ -1,6 +1,7 @@
 """What the garbage collection at the start of every full run costs a click, with and without ui.garbage's freeze.
 
     python bench/collect.py
+    python bench/collect.py --smoke    # seconds: only the home page first, one collection of each kind
 
 Runs every page once headless (AppTest), as a server has after its first visitors, then times a full
 collection (gc.collect, what app.py did before) and the collection of ui.garbage.collect_garbage once it has
@@ -10,6 +11,7 @@ made since the freeze. A full run of a page (bench/pages.py "warm") pays this on
 
 from __future__ import annotations
 
+import argparse
 import gc
 import statistics
 import sys
@@ -38,15 +40,19 @@ def after_a_page_run(collect, page: str, repeats: int = 5) -> tuple[float, int]:
     return statistics.median(times), walked
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--smoke", action="store_true", help="seconds: the home page only, one collection each")
+    args = parser.parse_args(argv)
+    repeats = 1 if args.smoke else 5
     AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
-    for room in built_rooms():  # every page once, as a server has after its first visitors
+    for room in [] if args.smoke else built_rooms():  # every page once, as a server has after its first visitors
         AppTest.from_file(str(ROOT / room.path), default_timeout=120).run()
-    page = "pages/fault_lab.py"
-    full, walked_full = after_a_page_run(gc.collect, page)
+    page = "pages/wavelengths.py" if args.smoke else "pages/fault_lab.py"
+    full, walked_full = after_a_page_run(gc.collect, page, repeats)
     collect_garbage()  # freezes the survivors: every module the pages imported is new to it
-    frozen, walked_frozen = after_a_page_run(collect_garbage, page)
-    print(f"after a run of {page}, medians of 5:")
+    frozen, walked_frozen = after_a_page_run(collect_garbage, page, repeats)
+    print(f"after a run of {page}, medians of {repeats}:")
     print(f"  gc.collect (app.py before): {1000 * full:.0f} ms, walking {walked_full:,} objects")
     print(f"  collect_garbage after its freeze: {1000 * frozen:.0f} ms, walking {walked_frozen:,} objects")
     return 0

@@ -4,10 +4,11 @@
 # One run at a time (--workers 1), so each run's windows/s is its own.
 #
 #   bash bench/gpu_check.sh                      # on a machine with a CUDA GPU
-#   ALLOW_CPU=1 EPOCHS=1 bash bench/gpu_check.sh # the CPU fallback, as a smoke test of the script itself
+#   ALLOW_CPU=1 EPOCHS=1 SEEDS=0 bash bench/gpu_check.sh # the CPU fallback, as a smoke test of the script itself
 #
 # Without a CUDA GPU it stops with status 1 and says so, unless ALLOW_CPU=1. The CWRU files are read from
-# ../shared/data/cwru beside the repository (DATA=... to point elsewhere); OUT=... keeps the results JSON.
+# ../shared/data/cwru beside the repository (DATA=... to point elsewhere); OUT=... keeps the results JSON;
+# SEEDS=... trains other seeds. tests/test_benches.py runs the smoke line above.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -41,7 +42,7 @@ EOF
 
 started=$(date +%s)
 python -m core.experiment --dataset cwru "${data[@]}" --loads 0 --window 1024 --split time --models A,B \
-    --seeds 0,1,2 "${epochs[@]}" --device "$device" --workers 1 --out "$out/gpu_check.json"
+    --seeds "${SEEDS:-0,1,2}" "${epochs[@]}" --device "$device" --workers 1 --out "$out/gpu_check.json"
 echo "wall $(( $(date +%s) - started )) s (data loading included, and on CUDA its start)"
 
 python - "$out/gpu_check.json" <<'EOF'

@@ -2,6 +2,7 @@
 visitors and one hostile visitor at the same time.
 
     python bench/hosted.py [--budget-s 330]
+    python bench/hosted.py --smoke    # seconds: one visitor's smallest press and the two cheapest attacks
 
 Starts `streamlit run app.py` on 127.0.0.1 (tests/live_server.py) inside a cgroup whose hard memory limit is
 core.limits.HOST_MEMORY_BYTES (v2: memory.max; v1: memory.limit_in_bytes; without a writable cgroup it says so
@@ -47,6 +48,7 @@ import scipy.io
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.fault_lab import SMOKE_LINK  # noqa: E402
 from bench.memory import IDLE, MemoryWatch, mb  # noqa: E402
 from core.lab.models import MODEL_NAMES  # noqa: E402
 from core.limits import HOST_MEMORY_BYTES, MAX_REOPENED_BYTES, MAX_UPLOAD_FILE_BYTES  # noqa: E402
@@ -228,13 +230,13 @@ VERDICT_JS = """() => {
 }"""
 
 
-def ordinary_visitor(name: str, url: str, deadline: float, outcome: dict) -> None:
+def ordinary_visitor(name: str, url: str, deadline: float, outcome: dict, query: str = "fault_lab") -> None:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
         browser = launch(playwright)
         try:
-            page = open_page(browser, url, "fault_lab", "3 · Experiment")
+            page = open_page(browser, url, query, "3 · Experiment")
             before = set(messages(page))
             clicked = time.perf_counter()
             page.locator(".st-key-train button").click()
@@ -267,9 +269,12 @@ def ordinary_visitor(name: str, url: str, deadline: float, outcome: dict) -> Non
 # --- the hostile visitor's files ---------------------------------------------------------------------------
 
 
-def build_files(folder: Path) -> dict[str, Path]:
-    """The attack files, built here so the bench needs nothing but the repository."""
-    files = {}
+def build_files(folder: Path, smoke: bool = False) -> dict[str, Path]:
+    """The attack files, built here so the bench needs nothing but the repository (none for --smoke, whose
+    attacks upload nothing)."""
+    files: dict[str, Path] = {}
+    if smoke:
+        return files
     zeros = np.zeros(64_000_000)  # 512 MB of doubles that compress to about 0.5 MB
     buffer = io.BytesIO()
     scipy.io.savemat(buffer, {"x": zeros}, do_compression=True)
@@ -423,6 +428,10 @@ ATTACKS = (
 )
 
 
+SMOKE_ATTACKS = tuple(attack for attack in ATTACKS if attack[1] in (softmax_inf, home_tokens))
+SMOKE_PRESS = f"fault_lab?{SMOKE_LINK}"  # the page's smallest comparison
+
+
 def healthy(url: str) -> bool:
     try:
         return urllib.request.urlopen(f"{url}/_stcore/health", timeout=10).status == 200
@@ -430,13 +439,15 @@ def healthy(url: str) -> bool:
         return False
 
 
-def hostile_visitor(url: str, files: dict, deadline: float, report: list, memory: Callable[[], str]) -> None:
+def hostile_visitor(
+    url: str, files: dict, deadline: float, report: list, memory: Callable[[], str], attacks: tuple = ATTACKS
+) -> None:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
         browser = launch(playwright)
         try:
-            for name, attack in ATTACKS:
+            for name, attack in attacks:
                 if server_gone.is_set() or time.perf_counter() > deadline - LAST_ATTACK_S:
                     why = "the server was gone" if server_gone.is_set() else "the bench's time was spent"
                     report.append((name, [f"(not tried: {why})"]))
@@ -461,15 +472,24 @@ def hostile_visitor(url: str, files: dict, deadline: float, report: list, memory
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--budget-s", type=float, default=300.0, help="seconds the visitors may take in all")
+    parser.add_argument(
+        "--smoke", action="store_true", help="seconds: one visitor's smallest press, the two cheapest attacks"
+    )
     args = parser.parse_args()
     if not Path(CHROMIUM).exists():
+        if args.smoke:
+            print(f"SKIPPED: {CHROMIUM} not found (apt-get install -y chromium)")
+            return 0
         raise SystemExit(f"{CHROMIUM} not found (apt-get install -y chromium)")
+    # --smoke: one visitor presses the page's smallest comparison; only the attacks that upload nothing
+    visitors = {"visitor 1": SMOKE_PRESS} if args.smoke else {"visitor 1": "fault_lab", "visitor 2": "fault_lab"}
+    attacks = SMOKE_ATTACKS if args.smoke else ATTACKS
 
     folder = Path(tempfile.mkdtemp(prefix="pe-lab-hosted-"))
     cage = MemoryCage.create(HOST_MEMORY_BYTES)
     process = watch = None
     try:
-        files = build_files(folder)
+        files = build_files(folder, args.smoke)
         say("bench", f"attack files built in {folder}; {cage.describe()}")
         cpu = min(os.sched_getaffinity(0))
         pin = ("taskset", "-c", str(cpu)) if shutil.which("taskset") else ()
@@ -500,15 +520,20 @@ def main() -> int:
         watcher = threading.Thread(target=watch_server, daemon=True)
         watcher.start()
         deadline = time.perf_counter() + args.budget_s
-        outcomes = {"visitor 1": {}, "visitor 2": {}}
+        outcomes: dict[str, dict] = {name: {} for name in visitors}
         report: list = []
         threads = [
-            threading.Thread(target=ordinary_visitor, args=(name, url, deadline, outcome), name=name, daemon=True)
+            threading.Thread(
+                target=ordinary_visitor, args=(name, url, deadline, outcome, visitors[name]), name=name, daemon=True
+            )
             for name, outcome in outcomes.items()
         ]
         threads.append(
             threading.Thread(
-                target=hostile_visitor, args=(url, files, deadline, report, memory), name="hostile", daemon=True
+                target=hostile_visitor,
+                args=(url, files, deadline, report, memory, attacks),
+                name="hostile",
+                daemon=True,
             )
         )
         for thread in threads:
@@ -564,7 +589,7 @@ def main() -> int:
                 print(f"  {verdict}  {name}" + (f": {' '.join(notes)}" if notes else ""))
             elif notes:
                 print(f"  note  {name}: {' '.join(notes)}")
-        for name, _ in ATTACKS[len(report) :]:
+        for name, _ in attacks[len(report) :]:
             print(f"  no refusal seen  {name}: (not reached before the deadline)")
         return 0 if alive and answers and not kills else 1
     finally:

@@ -6,6 +6,7 @@ with the defaults on the default synthetic set, and prints the server's resident
 and its peak.
 
     python bench/memory.py [--sessions 1] [--fill-caches] [--train-timeout 1200]
+    python bench/memory.py --smoke    # seconds: the home page, then the Fault lab's smallest press
 
 With --sessions N, N browsers take the same tour at the same time (each with its own session, so N
 trainings, which the server queues one after another): the figure for several users at once.
@@ -34,12 +35,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.fault_lab import SMOKE_LINK  # noqa: E402
 from tests import live_server  # noqa: E402  (the same server start as the browser tests)
 
 CHROMIUM = str(live_server.CHROMIUM)
 BUDGET_MB = 1000.0  # 1 GB, decimal: the stricter reading
 WAIT_MS = 120_000
-IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+IDLE = live_server.IDLE
 BASES = (10, 100, 1_000, 10_000, 100_000, 1_000_000)  # the pages' base options
 BASES_MAX = BASES[-1]
 
@@ -173,40 +175,42 @@ def check_link_kept(page, query: str) -> None:
         raise SystemExit(f"the page changed these settings (asked, shown): {changed}")
 
 
-def tour(page, url: str, train_timeout_s: float, report, fill_caches: bool = False) -> None:
-    for label, query, expect_text in (CACHE_FILLING_STEPS if fill_caches else []) + EXPLAINER_STEPS:
+def tour(page, url: str, train_timeout_s: float, report, fill_caches: bool = False, smoke: bool = False) -> None:
+    """Every step, reported as it ends (--smoke: the home page, then the Fault lab's smallest press)."""
+    steps = EXPLAINER_STEPS[:1] if smoke else (CACHE_FILLING_STEPS if fill_caches else []) + EXPLAINER_STEPS
+    for label, query, expect_text in steps:
         start = time.perf_counter()
         page.goto(f"{url}/{query}", wait_until="domcontentloaded")
         settle(page, expect_text)
         check_link_kept(page, query)
         report(label, time.perf_counter() - start)
 
-    # The Fault lab's largest data: all four loads, 2048-sample windows for the window counts.
-    start = time.perf_counter()
-    page.goto(f"{url}/fault_lab?src=synthetic&{ALL_LOADS}&win=2048", wait_until="domcontentloaded")
-    settle(page, "3 · Experiment")
-    page.get_by_role("button", name="Use the synthetic set").click()
-    settle(page, "loads 0, 1, 2, 3 HP)")
-    report("fault lab, synthetic set at 0-3 HP", time.perf_counter() - start)
+    if not smoke:  # the Fault lab's largest data: all four loads, 2048-sample windows for the window counts
+        start = time.perf_counter()
+        page.goto(f"{url}/fault_lab?src=synthetic&{ALL_LOADS}&win=2048", wait_until="domcontentloaded")
+        settle(page, "3 · Experiment")
+        page.get_by_role("button", name="Use the synthetic set").click()
+        settle(page, "loads 0, 1, 2, 3 HP)")
+        report("fault lab, synthetic set at 0-3 HP", time.perf_counter() - start)
 
     # One training with the defaults on the default synthetic set, in a fresh session.
     start = time.perf_counter()
-    page.goto(f"{url}/fault_lab", wait_until="domcontentloaded")
+    page.goto(f"{url}/fault_lab{'?' + SMOKE_LINK if smoke else ''}", wait_until="domcontentloaded")
     settle(page, "3 · Experiment")
-    report("fault lab, defaults", time.perf_counter() - start)
+    report("fault lab, smallest press" if smoke else "fault lab, defaults", time.perf_counter() - start)
     start = time.perf_counter()
     page.get_by_role("button", name="Train and compare").click()
     settle(page, "windowing · window", timeout_ms=int(train_timeout_s * 1000))  # the results caption
-    report("fault lab, trained (defaults)", time.perf_counter() - start)
+    report(f"fault lab, trained ({'smallest press' if smoke else 'defaults'})", time.perf_counter() - start)
 
 
-def visitor(url: str, train_timeout_s: float, report, fill_caches: bool) -> None:
+def visitor(url: str, train_timeout_s: float, report, fill_caches: bool, smoke: bool = False) -> None:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:  # one per thread: Playwright's sync API is not thread-safe
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=live_server.CHROMIUM_FLAGS)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        tour(page, url, train_timeout_s, report, fill_caches)
+        tour(page, url, train_timeout_s, report, fill_caches, smoke)
         browser.close()
 
 
@@ -217,8 +221,12 @@ def main() -> None:
         "--fill-caches", action="store_true", help="first fill the Encoding matrix cache at its largest size"
     )
     parser.add_argument("--train-timeout", type=float, default=1200.0, help="seconds to wait for the training")
+    parser.add_argument("--smoke", action="store_true", help="seconds: the home page and the smallest press")
     args = parser.parse_args()
     if not Path(CHROMIUM).exists():
+        if args.smoke:
+            print(f"SKIPPED: {CHROMIUM} not found (apt-get install chromium)")
+            return
         raise SystemExit(f"{CHROMIUM} not found (apt-get install chromium)")
 
     process, url = start_server()
@@ -240,7 +248,7 @@ def main() -> None:
 
     def run(session: int) -> None:
         try:
-            visitor(url, args.train_timeout, reporter(session), args.fill_caches)
+            visitor(url, args.train_timeout, reporter(session), args.fill_caches, args.smoke)
         except BaseException as error:  # reported after the other sessions finish
             failures.append(error)
 

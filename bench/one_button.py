@@ -1,8 +1,10 @@
-"""The Fault lab's one button as a visitor waits for it: the default comparison (A and B, 3 seeds, the synthetic
-set) from the click to the verdict, through the real server in Chromium, with all cores and pinned to one.
+"""The Fault lab's one button as a visitor waits for it: the default comparison (B-noPE and B, with A beside them
+when the told wait allows; 3 seeds, the synthetic set) from the click to the verdict, through the real server in
+Chromium, with all cores and pinned to one.
 
     python bench/one_button.py [--repeats 2] [--skip-accuracy]
     python bench/one_button.py --skip-server    # only the accuracy check
+    python bench/one_button.py --smoke          # seconds: every part once with the page's smallest press
 
 1. Starts `streamlit run app.py` (tests/live_server.py), opens /fault_lab in Debian's Chromium (Playwright),
    prints the wait the page announces before the click, clicks "Train and compare" and times the click to
@@ -27,6 +29,7 @@ import re
 import statistics
 import sys
 import time
+import urllib.parse
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -37,8 +40,8 @@ sys.path.insert(0, str(ROOT))
 from tests import live_server  # noqa: E402
 
 CHROMIUM = str(live_server.CHROMIUM)
-IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
-README_FIGURES = {"A": (95.1, 2.0), "B": (95.6, 2.5)}  # the default press over 5 seeds, mean ± sd accuracy %
+IDLE = live_server.IDLE
+README_FIGURES = {"A": (95.1, 2.0), "B": (95.6, 2.5)}  # the A-and-B press over 5 seeds, mean ± sd accuracy %
 TARGET_S = 25.0  # click to verdict on all cores (issue 25)
 TARGET_ONE_CORE_S = 30.0  # pinned to one core
 
@@ -58,9 +61,9 @@ def told_seconds(announced: str) -> float:
     return float(match.group(1)) * (60 if match.group(2) == "min" else 1)
 
 
-def click_to_verdict(url: str, repeats: int, timeout_s: float) -> tuple[list[float], list[float]]:
+def click_to_verdict(url: str, repeats: int, timeout_s: float, link: str = "") -> tuple[list[float], list[float]]:
     """Per fresh page load: the wait the page told before the click, and the seconds from the click to the
-    settled results."""
+    settled results (`link`: a query for the page, e.g. --smoke's smallest press)."""
     from playwright.sync_api import sync_playwright
 
     measured, told = [], []
@@ -68,7 +71,7 @@ def click_to_verdict(url: str, repeats: int, timeout_s: float) -> tuple[list[flo
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=live_server.CHROMIUM_FLAGS)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         for _ in range(repeats):
-            page.goto(f"{url}/fault_lab", wait_until="domcontentloaded")
+            page.goto(f"{url}/fault_lab{'?' + link if link else ''}", wait_until="domcontentloaded")
             settle(page, "3 · Experiment", timeout_s)
             announced = page.get_by_text(re.compile(r"training runs: about")).first.inner_text()
             told.append(told_seconds(announced))
@@ -81,17 +84,19 @@ def click_to_verdict(url: str, repeats: int, timeout_s: float) -> tuple[list[flo
     return measured, told
 
 
-def through_the_server(repeats: int, timeout_s: float, pin: tuple[str, ...]) -> tuple[list[float], list[float]]:
+def through_the_server(
+    repeats: int, timeout_s: float, pin: tuple[str, ...], link: str = ""
+) -> tuple[list[float], list[float]]:
     process, url = live_server.start_streamlit(prefix=pin)
     try:
-        return click_to_verdict(url, repeats, timeout_s)
+        return click_to_verdict(url, repeats, timeout_s, link)
     finally:
         live_server.stop(process)
 
 
-def training_floor() -> tuple[float, float]:
+def training_floor(smoke: bool = False) -> tuple[float, float]:
     """(summed train seconds of the default press's six runs, wall seconds of the whole CLI call): one process
-    pinned to one core, one run at a time, the page's default plan, no server."""
+    pinned to one core, one run at a time, the page's default plan (--smoke: one seed, one epoch), no server."""
     import json
     import subprocess
     import tempfile
@@ -99,7 +104,8 @@ def training_floor() -> tuple[float, float]:
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "results.json"
         command = ["taskset", "-c", "0", sys.executable, "-m", "core.experiment", "--dataset", "synthetic"]
-        command += ["--models", "A,B", "--seeds", "0,1,2", "--workers", "1", "--quiet", "--out", str(out)]
+        command += ["--models", "A,B", "--seeds", "0" if smoke else "0,1,2", "--workers", "1", "--quiet"]
+        command += ["--out", str(out), *(["--epochs", "1"] if smoke else [])]
         started = time.perf_counter()
         subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
         wall = time.perf_counter() - started
@@ -107,9 +113,11 @@ def training_floor() -> tuple[float, float]:
     return sum(run["train_seconds"] for run in runs), wall
 
 
-def default_press(trainer: Any = None, seeds: int | None = None) -> tuple[dict[str, list[float]], float]:
-    """Accuracy per model (one per seed) of the page's default comparison, headless, and its wall seconds;
-    `seeds` moves the page's seeds slider first (None keeps its default)."""
+def default_press(
+    trainer: Any = None, seeds: int | None = None, link: str = ""
+) -> tuple[dict[str, list[float]], float]:
+    """Accuracy per model (one per seed) of the A-and-B comparison on the page, headless, and its wall seconds;
+    `seeds` moves the page's seeds slider first (None keeps its default); `link` opens the page with a query."""
     from streamlit.testing.v1 import AppTest
 
     import core.lab.backends
@@ -121,7 +129,10 @@ def default_press(trainer: Any = None, seeds: int | None = None) -> tuple[dict[s
         core.lab.backends.backend = lambda name, address: SimpleNamespace(train=trainer)
     try:
         at = AppTest.from_file(str(ROOT / "pages" / "fault_lab.py"), default_timeout=600)
+        for key, value in urllib.parse.parse_qsl(link):
+            at.query_params[key] = value
         at.run()
+        at.multiselect(key="models").set_value(list(README_FIGURES)).run()  # the press the README's figures are of
         if seeds is not None:
             at.slider(key="seeds").set_value(seeds).run()
         seconds = click_and_wait(at)
@@ -133,9 +144,9 @@ def default_press(trainer: Any = None, seeds: int | None = None) -> tuple[dict[s
     return accuracy, seconds
 
 
-def accuracy_section(seeds: int | None) -> None:
+def accuracy_section(seeds: int | None, link: str = "") -> None:
     """The default press headless with 5 seeds: each model's mean within one sd of the README's figures."""
-    new, new_s = default_press(seeds=seeds or 5)
+    new, new_s = default_press(seeds=seeds or 5, link=link)
     print(f"\nDefault comparison headless (AppTest), {seeds or 5} seeds: {new_s:.1f} s")
     for model, (base_mean, base_sd) in README_FIGURES.items():
         mean, sd = statistics.mean(new[model]), statistics.stdev(new[model])
@@ -156,15 +167,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--seeds", type=int, choices=range(1, 6), help="the accuracy check with this many seeds (the page's 1-5)"
     )
+    parser.add_argument("--smoke", action="store_true", help="seconds: each part once, the smallest press")
     args = parser.parse_args(argv)
+    link = ""
+    if args.smoke:  # the server on all cores, one click; a floor of two runs; the accuracy check with 2 seeds
+        from bench.fault_lab import SMOKE_LINK
+
+        link, args.repeats, args.seeds = SMOKE_LINK, 1, 2
+        if not Path(CHROMIUM).exists():
+            print(f"SKIPPED the server part: {CHROMIUM} not found (apt-get install chromium)")
+            args.skip_server = True
     if not args.skip_server and not Path(CHROMIUM).exists():
         raise SystemExit(f"{CHROMIUM} not found (apt-get install chromium)")
     pins = (("all cores", ()), ("one core", ("taskset", "-c", "0")))
     if args.skip_server:
         pins = ()
+    elif args.smoke:
+        pins = pins[:1]
     lines = []
     for label, pin in pins:
-        measured, told = through_the_server(args.repeats, args.timeout, pin)
+        measured, told = through_the_server(args.repeats, args.timeout, pin, link)
         shown = ", ".join(f"{m:.1f} s (told {t:.0f} s)" for m, t in zip(measured, told))
         print(f"server on {label}: click to verdict {shown}", flush=True)
         median_told, median_measured = statistics.median(told), statistics.median(measured)
@@ -177,14 +199,14 @@ def main(argv: list[str] | None = None) -> int:
         )
         lines.append(f"{label}: told {median_told:.0f} s, measured {median_measured:.0f} s")
     if not args.skip_floor:
-        training, wall = training_floor()
+        training, wall = training_floor(args.smoke)
         print(
-            f"\ntraining floor, one core, no server: the six runs train for {training:.1f} s in all "
+            f"\ntraining floor, one core, no server: the press's runs train for {training:.1f} s in all "
             f"({wall:.1f} s with the CLI's start-up); target for the press on one core <= {TARGET_ONE_CORE_S:.0f} s",
             flush=True,
         )
     if not args.skip_accuracy:
-        accuracy_section(args.seeds)
+        accuracy_section(args.seeds, link)
     for line in lines:  # the two lines the issue asks the bench to end with, medians over its repeats
         print(line)
     return 0

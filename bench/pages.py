@@ -5,10 +5,12 @@ Targets (issue 2): <= 0.3 s a run at defaults, <= 1.5 s at the largest settings,
 "warm" is a rerun with the same controls (what every click costs once the numbers are cached).
 
     python bench/pages.py
+    python bench/pages.py --smoke    # seconds: each page once at its defaults, no repeats, no largest settings
 """
 
 from __future__ import annotations
 
+import argparse
 import statistics
 import sys
 import time
@@ -54,7 +56,7 @@ PAGES: dict[str, dict[str, str]] = {
 REPEATS = 3
 
 
-def run_once(page: str, query: dict[str, str]) -> tuple[float, float, int]:
+def run_once(page: str, query: dict[str, str], repeats: int = REPEATS) -> tuple[float, float, int]:
     at = AppTest.from_file(str(ROOT / page), default_timeout=120)
     for key, value in query.items():
         at.query_params[key] = value
@@ -64,7 +66,7 @@ def run_once(page: str, query: dict[str, str]) -> tuple[float, float, int]:
     if at.exception:
         raise RuntimeError(f"{page} {query}: {[e.message for e in at.exception]}")
     warm_times = []
-    for _ in range(REPEATS):
+    for _ in range(repeats):
         start = time.perf_counter()
         at.run()
         warm_times.append(time.perf_counter() - start)
@@ -72,9 +74,13 @@ def run_once(page: str, query: dict[str, str]) -> tuple[float, float, int]:
     return cold, statistics.median(warm_times), payload
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--smoke", action="store_true", help="seconds: defaults only, one warm run each")
+    args = parser.parse_args(argv)
+    repeats = 1 if args.smoke else REPEATS
     # Warm the imports once so "cold" measures the page, not Python importing plotly and pandas.
-    run_once("pages/wavelengths.py", {})
+    run_once("pages/wavelengths.py", {}, repeats)
     print(
         f"{'page':<30} {'settings':<9} {'cold s':>7} {'warm s':>7} {'figure MB':>10}  "
         "targets: warm <= 0.3 / 1.5 s, <= 3 MB"
@@ -83,9 +89,9 @@ def main() -> None:
         if not (ROOT / page).exists():
             print(f"{page:<30} (not built yet)")
             continue
-        for label, query in (("default", {}), ("largest", largest)):
+        for label, query in (("default", {}), *(() if args.smoke else (("largest", largest),))):
             st.cache_data.clear()
-            cold, warm, payload = run_once(page, query)
+            cold, warm, payload = run_once(page, query, repeats)
             limit = 0.3 if label == "default" else 1.5
             verdict = "ok" if warm <= limit and payload <= 3e6 else "OVER"
             print(f"{page:<30} {label:<9} {cold:7.3f} {warm:7.3f} {payload / 1e6:10.3f}  {verdict}")

@@ -6,6 +6,7 @@ time split) on both; the envelope-spectrum fault lines of 105.mat and 130.mat; a
 synthetic set takes to generate.
 
     python bench/realism.py [--seeds 5]
+    python bench/realism.py --smoke    # seconds: one synthetic seed, one timing each (the real files still read)
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ def levels(recordings) -> pd.DataFrame:
 
 
 def generation_seconds(loads: tuple[int, ...], repeats: int = 5) -> float:
+    """Median seconds of making the synthetic set at `loads`, over `repeats` seeds."""
     synthetic_bearing_set(seed=0, loads=loads)  # imports and caches warmed
     times = []
     for seed in range(repeats):
@@ -52,12 +54,16 @@ def generation_seconds(loads: tuple[int, ...], repeats: int = 5) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=5, help="synthetic seeds for the accuracy spread")
+    parser.add_argument("--smoke", action="store_true", help="seconds: one seed, one timing of one load")
     args = parser.parse_args()
-
-    print(
-        f"synthetic_bearing_set, median of 5: {generation_seconds((0,)):.2f} s for one load, "
-        f"{generation_seconds((0, 1, 2, 3)):.2f} s for four loads"
-    )
+    if args.smoke:
+        args.seeds = 1
+        print(f"synthetic_bearing_set, once: {generation_seconds((0,), repeats=1):.2f} s for one load")
+    else:
+        print(
+            f"synthetic_bearing_set, median of 5: {generation_seconds((0,)):.2f} s for one load, "
+            f"{generation_seconds((0, 1, 2, 3)):.2f} s for four loads"
+        )
 
     synthetic = synthetic_bearing_set(seed=0)
     synthetic_accuracies = [statistics_baseline_accuracy(synthetic_bearing_set(seed=s)) for s in range(args.seeds)]

@@ -2,6 +2,7 @@
 
     python bench/step_floor.py                 # A and B, one thread, batch 64 (about a minute)
     python bench/step_floor.py --compile       # also torch.compile of the same step (minutes: it compiles)
+    python bench/step_floor.py --smoke         # seconds: every measurement with 2 calls a block (numbers rough)
 
 bench/train.py measures whole training loops; this script explains the gap to issue 15's target (new ≥ 2×
 previous windows/s) from the inside of one step. For model A and B, on one thread at batch 64:
@@ -192,7 +193,9 @@ def functional_step(model_name: str, compile_mode: str | None) -> Callable[[], N
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--compile", action="store_true", help="also time torch.compile of the step (slow)")
+    parser.add_argument("--smoke", action="store_true", help="seconds: 2 calls a block instead of 40")
     args = parser.parse_args(argv)
+    repeats = 2 if args.smoke else 40
     torch.set_num_threads(1)
     from bench.previous import load as load_previous
 
@@ -201,17 +204,17 @@ def main(argv: list[str] | None = None) -> int:
     dispatch = cheapest_op()
     print(f"one thread, batch {BATCH}, {WINDOW}-sample windows; cheapest eager op {1e6 * dispatch:.1f} µs")
     for model_name in ("A", "B"):
-        new = timed(step_function(model_name, sys.modules["core.lab.models"], DropoutStream), repeats=40)
-        previous = timed(step_function(model_name, previous_models, previous_models.DropoutStream), repeats=40)
+        new = timed(step_function(model_name, sys.modules["core.lab.models"], DropoutStream), repeats=repeats)
+        previous = timed(step_function(model_name, previous_models, previous_models.DropoutStream), repeats=repeats)
         budget = previous / 2
         recorder = Recorder()
         step = step_function(model_name, sys.modules["core.lab.models"], DropoutStream)
         step()
         with recorder:
             step()
-        in_order = timed(replay_products(recorder.products), repeats=40)
-        products = sum(timed(replay_products([product]), repeats=40) for product in recorder.products)
-        bits = timed(dropout_bits(model_name), repeats=40)
+        in_order = timed(replay_products(recorder.products), repeats=repeats)
+        products = sum(timed(replay_products([product]), repeats=repeats) for product in recorder.products)
+        bits = timed(dropout_bits(model_name), repeats=repeats)
         others = sum(recorder.others.values())
         left = budget - products - bits - others * dispatch
         print(
@@ -228,10 +231,10 @@ def main(argv: list[str] | None = None) -> int:
             f"(the new step spends at most {1e3 * (new - products - bits):.2f} ms on them and on dispatch)"
         )
         if args.compile and model_name == "A":
-            eager = timed(functional_step(model_name, None), repeats=40)
+            eager = timed(functional_step(model_name, None), repeats=repeats)
             print(f"  the step as one function, masks precomputed: eager {1e3 * eager:.2f} ms", flush=True)
             for mode in ("default", "max-autotune-no-cudagraphs"):
-                compiled = timed(functional_step(model_name, mode), repeats=40)
+                compiled = timed(functional_step(model_name, mode), repeats=repeats)
                 print(f"  torch.compile (mode {mode}): {1e3 * compiled:.2f} ms", flush=True)
     return 0
 

@@ -3,6 +3,7 @@ windows a fold): coverage of the 95 % CI, type-I error at a true 0, power at a t
 reported mde80, and how often a true 0 reads "equivalent", each with its Monte-Carlo standard error.
 
     python bench/study_stats.py [--studies 2000]
+    python bench/study_stats.py --smoke    # seconds: 20 studies a line (the numbers then mean nothing)
 
 Targets (issue 14): coverage in [0.935, 0.965], type-I error at most 6 %. Near 100 % accuracy a true effect
 squeezes the spread (a model cannot err less than never), so power at the mde80 runs above 80 % there.
@@ -104,7 +105,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--studies", type=int, default=2000)
     parser.add_argument("--overlap-only", action="store_true", help="only the overlapping-fold coverage table")
+    parser.add_argument("--smoke", action="store_true", help="seconds: 20 studies a line")
     args = parser.parse_args()
+    if args.smoke:
+        args.studies = 20
     if args.overlap_only:
         overlap_table(np.random.default_rng(2026), args.studies)
         return 0

@@ -1,7 +1,8 @@
 """The training benchmark of the Fault lab on CWRU 0 HP (1024-sample windows): accuracy, evaluations, speed.
 
     python bench/train.py                      # everything the issue lists (tens of minutes on 2 cores)
-    python bench/train.py --quick              # a smoke run: one seed, few epochs, A / B / CNN
+    python bench/train.py --quick              # one seed, few epochs, A / B / CNN
+    python bench/train.py --smoke              # seconds: every section once on a tiny synthetic set, 1 epoch
     python bench/train.py --sections throughput,synthetic --out /tmp/bench.txt
 
 Prints, with a timestamp on every line (flushed, so a partial run is still useful):
@@ -22,6 +23,8 @@ Prints, with a timestamp on every line (flushed, so a partial run is still usefu
 
 The output also goes to --out, and every results JSON to the same path with ".json". The CWRU data is read
 from ../shared/data/cwru beside the repository; without it the CWRU sections are skipped with a message.
+--smoke runs every section on a synthetic set of SMOKE_SECONDS per class (the CWRU sections on it in place of
+CWRU), one seed, one epoch, A and B: it checks the benchmark still runs (tests/test_benches.py), nothing more.
 Training runs through core.lab.experiment.plan.run_plan, the code path of the page and the CLI, with the default
 hyper-parameters of core.lab.training.TrainConfig, one run per CPU core side by side as the CLI does by default
 (each run's numbers are those it gets alone; the throughput section runs one loop at a time).
@@ -31,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import dataclasses
 import json
 import math
 import os
@@ -60,6 +64,7 @@ from core.lab.training import TrainConfig, default_workers  # noqa: E402
 from core.lab.vibration import load_cwru, make_windows, synthetic_bearing_set  # noqa: E402
 
 CWRU_DIR = REPO.parent / "shared" / "data" / "cwru"
+SMOKE_SECONDS = 1.5  # per class and load of the synthetic set --smoke runs on
 SECTIONS = ("models", "evaluations", "throughput", "synthetic")
 WINDOW = 1024
 TARGETS = {
@@ -174,8 +179,11 @@ def our_loop(
 ) -> dict[str, float]:
     """core.lab.training.train, or the same function of another module (bench/previous), every epoch run."""
     module = training or sys.modules["core.lab.training"]
-    # patience = epochs: both loops run every epoch
-    fixed = module.TrainConfig(**{**config.to_dict(), "epochs": epochs, "patience": epochs})
+    fixed = dataclasses.replace(config, epochs=epochs, patience=epochs)  # patience = epochs: every epoch runs
+    if training is not None:  # the copied loop spells some settings its own way (bench/previous)
+        from bench.previous import as_previous_config
+
+        fixed = as_previous_config(training, fixed)
     run = module.train(windows, model_name, fixed, seed, device="cpu")
     return {"loop": len(windows.x_train) * epochs / run["train_seconds"], "training": run["windows_per_second"]}
 
@@ -368,9 +376,13 @@ def models_section(
             log(report.as_text(windowing_table(block), index=True))
 
 
-def evaluations_section(log: Log, seeds: list[int], config: TrainConfig, saved: dict[str, Any]) -> None:
-    recordings = load_cwru(CWRU_DIR, loads=(0, 1, 2, 3), allow_missing=True)
-    log(f"CWRU 0-3 HP: {len(recordings)} files; not in the shared copy: {', '.join(recordings.missing) or 'none'}")
+def evaluations_section(
+    log: Log, seeds: list[int], config: TrainConfig, saved: dict[str, Any], recordings: list | None = None
+) -> None:
+    """Cross-load and noise on CWRU 0-3 HP (or on `recordings`: --smoke's synthetic loads)."""
+    if recordings is None:
+        recordings = load_cwru(CWRU_DIR, loads=(0, 1, 2, 3), allow_missing=True)
+        log(f"CWRU 0-3 HP: {len(recordings)} files; not in the shared copy: {', '.join(recordings.missing) or 'none'}")
     plan = cwru_plan(
         recordings, ["A", "B", "CNN"], seeds, config, train_loads=[0], test_loads=[0, 1, 2, 3], snr_db=[-4, 0, 4, 8]
     )
@@ -379,20 +391,23 @@ def evaluations_section(log: Log, seeds: list[int], config: TrainConfig, saved: 
     log(report_text(results))
 
 
-def synthetic_section(log: Log, config: TrainConfig, saved: dict[str, Any], facts: dict[str, Any]) -> None:
+def synthetic_section(
+    log: Log, config: TrainConfig, saved: dict[str, Any], facts: dict[str, Any], smoke: bool = False
+) -> None:
     """The synthetic default set, A and B, 3 seeds: with `config` (the training defaults unless --quick), then
-    with the Fault lab's default epochs."""
+    with the Fault lab's default epochs (--smoke: SMOKE_SECONDS per class, one seed, `config` only)."""
     runs = [("defaults", config)]
-    page_epochs = fault_lab_default_epochs()
+    page_epochs = None if smoke else fault_lab_default_epochs()
     if page_epochs is not None and page_epochs != config.epochs:
         runs.append(("page", TrainConfig(**{**config.to_dict(), "epochs": page_epochs})))
     for kind, run_config in runs:
         started = time.perf_counter()
-        recordings = synthetic_bearing_set()  # the default set: seed 0, 0 HP, 10 s per class
+        # the default set: seed 0, 0 HP, 10 s per class
+        recordings = synthetic_bearing_set(duration_s=SMOKE_SECONDS) if smoke else synthetic_bearing_set()
         plan = Plan(
             data=recordings,
             models=["A", "B"],
-            seeds=[0, 1, 2],
+            seeds=[0] if smoke else [0, 1, 2],
             config=run_config,
             device="cpu",
             keep_weights=False,
@@ -453,28 +468,53 @@ def report_targets(log: Log, facts: dict[str, Any]) -> None:
         log(f"  (at the Fault lab's default of {epochs} epochs the synthetic A and B, 3 seeds, take {wall:.0f} s)")
 
 
+def smoke_sections(
+    log: Log, sections: list[str], seeds: list[int], config: TrainConfig, saved: dict, facts: dict
+) -> dict[str, Any]:
+    """Every asked section once, on a synthetic set of SMOKE_SECONDS per class in place of CWRU; the
+    throughput summary (empty without that section)."""
+    log(f"smoke: a synthetic set of {SMOKE_SECONDS} s per class stands in for CWRU; numbers mean nothing")
+    recordings = synthetic_bearing_set(duration_s=SMOKE_SECONDS)
+    if "models" in sections:
+        models_section(log, recordings, ["A", "B"], seeds, config, saved, facts)
+    if "evaluations" in sections:
+        loads = synthetic_bearing_set(loads=(0, 1, 2, 3), duration_s=SMOKE_SECONDS)
+        evaluations_section(log, seeds, config, saved, recordings=loads)
+    speeds: dict[str, Any] = {}
+    if "throughput" in sections:
+        facts["throughput"], speeds = throughput(log, make_windows(recordings, window=WINDOW), config, 1, repeats=1)
+    if "synthetic" in sections:
+        synthetic_section(log, config, saved, facts, smoke=True)
+    return speeds
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=Path(tempfile.gettempdir()) / "pe_lab_bench_train.txt")
+    parser.add_argument("--out", type=Path, help="the log (default: pe_lab_bench_train.txt in the temp folder)")
     parser.add_argument("--quick", action="store_true", help="one seed, 3 epochs, A / B / CNN: a smoke run")
     parser.add_argument("--sections", default=",".join(SECTIONS), help=f"comma-separated among {','.join(SECTIONS)}")
     parser.add_argument("--seeds", default="0,1,2")
     parser.add_argument("--threads", type=int, default=TrainConfig.threads, help="torch CPU threads for every loop")
     parser.add_argument("--throughput-epochs", type=int, default=5)
+    parser.add_argument("--smoke", action="store_true", help="seconds: every section on a tiny synthetic set")
     args = parser.parse_args(argv)
     sections = [s.strip() for s in args.sections.split(",") if s.strip()]
     unknown = set(sections) - set(SECTIONS)
     if unknown:
         parser.error(f"unknown sections {sorted(unknown)}; choose among {SECTIONS}")
 
+    if args.out is None:  # a smoke run leaves a real run's output alone
+        args.out = Path(tempfile.gettempdir()) / f"pe_lab_bench_train{'_smoke' if args.smoke else ''}.txt"
     log = Log(args.out)
-    seeds = [0] if args.quick else [int(s) for s in args.seeds.split(",")]
-    config = TrainConfig(threads=args.threads, **({"epochs": 3} if args.quick else {}))
-    models = ["A", "B", "CNN"] if args.quick else list(MODEL_NAMES)
+    seeds = [0] if args.quick or args.smoke else [int(s) for s in args.seeds.split(",")]
+    shorter = {"epochs": 3} if args.quick else {"epochs": 1} if args.smoke else {}
+    config = TrainConfig(threads=args.threads, **shorter)
+    models = ["A", "B", "CNN"] if args.quick else ["A", "B"] if args.smoke else list(MODEL_NAMES)
+    mode = " (quick)" if args.quick else " (smoke)" if args.smoke else ""
     log(
         f"PE Lab training benchmark: torch {torch.__version__}, {os.cpu_count()} CPU cores, {args.threads} torch "
         f"thread(s) per run, {default_workers(args.threads)} runs side by side in the experiments (as the CLI does); "
-        f"sections {', '.join(sections)}{' (quick)' if args.quick else ''}"
+        f"sections {', '.join(sections)}{mode}"
     )
     log(f"defaults: {json.dumps({k: v for k, v in config.to_dict().items() if k != 'model'})}")
     log(f"model: {json.dumps(config.to_dict()['model'])}")
@@ -483,6 +523,9 @@ def main(argv: list[str] | None = None) -> int:
     speeds: dict[str, Any] = {}
 
     cwru_sections = [s for s in sections if s in ("models", "evaluations", "throughput")]
+    if args.smoke:
+        speeds = smoke_sections(log, sections, seeds, config, saved, facts)
+        cwru_sections, sections = [], []
     if cwru_sections and not CWRU_DIR.is_dir():
         log(f"SKIPPED {', '.join(cwru_sections)}: CWRU data not found at {CWRU_DIR} (see shared/data/README.md)")
         if "throughput" in cwru_sections:

@@ -11,6 +11,9 @@ numbers meant to be recomputed exactly also stores `machine_fingerprint()`:
     cpu_flags       every flag the kernel reports for the CPU, sorted
     probe           SHA-256 of the exact output bits of a tiny fixed computation (products, softmax, layer norm,
                     a backward pass) run on one thread: the kernels' actual rounding, whatever chose them
+    numpy_disabled  numpy's dispatched targets turned off by NPY_DISABLE_CPU_FEATURES (its sums then run
+                    narrower kernels: another machine's rounding on this one), sorted; "" when none. A file
+                    written before this key existed was written with none, so a missing one reads as ""
 
 `fingerprint_differences(stored, here)` names what differs; a bit-for-bit comparison runs only where nothing
 does. The probe's code is frozen: changing it would make every stored fingerprint foreign, so a new probe
@@ -20,6 +23,7 @@ gets a new PROBE_VERSION and files keep the one they were made with.
 from __future__ import annotations
 
 import hashlib
+import os
 import platform
 from collections.abc import Mapping
 from pathlib import Path
@@ -28,7 +32,9 @@ from typing import Any
 import torch
 
 PROBE_VERSION = 1
-FINGERPRINT_KEYS = ("torch", "machine", "cpu_capability", "cpu_flags", "probe")
+FINGERPRINT_KEYS = ("torch", "machine", "cpu_capability", "cpu_flags", "probe", "numpy_disabled")
+# what a key added after files were stored means when a stored fingerprint lacks it
+MISSING_MEANS = {"numpy_disabled": ""}
 
 
 def cpu_flags(cpuinfo: Path = Path("/proc/cpuinfo")) -> str:
@@ -66,6 +72,18 @@ def probe_digest() -> str:
         torch.set_num_threads(threads)
 
 
+def numpy_disabled(environ: Mapping[str, str] | None = None) -> str:
+    """The names in NPY_DISABLE_CPU_FEATURES that numpy dispatches and reports off, sorted and space-separated
+    ("" when none). numpy ignores the names it does not dispatch, so those change nothing and are left out; a
+    name this CPU lacks anyway is kept (the fingerprint then differs where the bits may not: a skip, never a
+    false match)."""
+    from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+
+    environ = os.environ if environ is None else environ
+    asked = set(environ.get("NPY_DISABLE_CPU_FEATURES", "").replace(",", " ").split())
+    return " ".join(sorted(name for name in asked if name in __cpu_dispatch__ and not __cpu_features__.get(name)))
+
+
 _CACHED: dict[str, str] = {}
 
 
@@ -78,6 +96,7 @@ def machine_fingerprint() -> dict[str, str]:
             cpu_capability=torch.backends.cpu.get_cpu_capability(),
             cpu_flags=cpu_flags(),
             probe=f"v{PROBE_VERSION}:{probe_digest()}",
+            numpy_disabled=numpy_disabled(),
         )
     return dict(_CACHED)
 
@@ -89,9 +108,12 @@ def fingerprint_differences(stored: Mapping[str, Any] | None, here: Mapping[str,
     stored = stored if isinstance(stored, Mapping) else {}
     differences = []
     for key in FINGERPRINT_KEYS:
-        if stored.get(key) == here.get(key):
+        if stored.get(key, MISSING_MEANS.get(key)) == here.get(key):
             continue
-        if key == "cpu_flags" and isinstance(stored.get(key), str):
+        if key in MISSING_MEANS:
+            there = stored.get(key, MISSING_MEANS[key])
+            differences.append(f"{key} ({there or 'none'!r} there, {here.get(key) or 'none'!r} here)")
+        elif key == "cpu_flags" and isinstance(stored.get(key), str):
             mine, theirs = set(str(here.get(key, "")).split()), set(stored[key].split())
             differences.append(f"cpu_flags ({len(theirs - mine)} only there, {len(mine - theirs)} only here)")
         elif key in stored:

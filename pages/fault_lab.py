@@ -3,7 +3,7 @@
 import pandas as pd
 import streamlit as st
 
-from core.lab.explorer import signal_views
+from core.lab.explorer import signal_views, signal_words
 from core.lab.figures import fault_lab as figures
 from core.lab.names import URL_ALIASES
 from core.lab.vibration import DataError
@@ -26,8 +26,9 @@ page_intro(
     "Fault lab",
     "Does positional encoding help a Transformer tell bearing faults apart? Model **A** feeds the signal's "
     "tokens straight into a Transformer encoder; model **B** first embeds them and adds the sinusoidal "
-    "encoding. Every number below comes from a stated split and several seeds (mean ± sd), and the same run "
-    "can be repeated headless with `python -m core.experiment`.",
+    "encoding; model **B-noPE** is B without the encoding, so **B − B-noPE** is what the encoding alone does. "
+    "Every number below comes from a stated split and several seeds, and can be repeated headless with "
+    "`python -m core.experiment`.",
 )
 answer_card(shipped_studies())
 
@@ -40,26 +41,27 @@ st.header("2 · Explore the signals")
 label = st.selectbox("Class", data.labels, key="explore_class")
 recording = next(r for r in data.recordings if r.label == label)
 views = signal_views(recording)
+y_title, envelope_words = signal_words(data.source)
 st.caption(
     f"{recording.meta.get('file', label)} · {recording.sample_rate:g} Hz · {recording.duration_s:.1f} s"
     + (f" · {recording.meta['rpm']:.0f} rpm" if recording.meta.get("rpm") else "")
 )
 with one_download("signals"):  # the excerpt and both spectra: one download
-    show_figure(
-        figures.waveform(
-            views.time_s, views.excerpt, f"{label}: the first {views.time_s[-1] + 1 / recording.sample_rate:.2f} s"
-        ),
-        pd.DataFrame({"time_s": views.time_s, "signal": views.excerpt}),
-        "waveform",
-    )
-    left, right = st.columns(2)
-    with left:
+    in_time, spectrum, envelope = st.tabs(["Waveform", "Spectrum", "Envelope spectrum"])
+    with in_time:
+        seconds = views.time_s[-1] + 1 / recording.sample_rate
+        show_figure(
+            figures.waveform(views.time_s, views.excerpt, f"{label}: the first {seconds:.2f} s", y_title),
+            pd.DataFrame({"time_s": views.time_s, "signal": views.excerpt}),
+            "waveform",
+        )
+    with spectrum:
         show_figure(
             figures.spectrum(views.frequencies, views.amplitudes, "Spectrum", log_y=True),
             pd.DataFrame({"hz": views.frequencies, "amplitude": views.amplitudes}),
             "spectrum",
         )
-    with right:
+    with envelope:
         if views.envelope_frequencies.size:
             show_figure(
                 figures.spectrum(
@@ -74,10 +76,7 @@ with one_download("signals"):  # the excerpt and both spectra: one download
             )
         if views.note:
             st.caption(views.note)
-st.markdown(
-    "A local fault strikes once per passing ball, and each strike rings a resonance of a few kHz: the "
-    "fault rate shows in the **envelope** of that ringing, marked where the class and speed are known."
-)
+        st.markdown(envelope_words)
 
 # --- 3. Experiment ---------------------------------------------------------------------------------
 st.header("3 · Experiment")
@@ -88,11 +87,12 @@ try:
 except DataError as error:  # one class, or a class too short for a window in every split
     problem = problem or f"These data cannot be split for training: {error}"
 else:
-    show_figure(
-        figures.windows_per_class(counts, data.labels),
-        pd.DataFrame(counts).fillna(0).astype(int).rename_axis("class").reset_index(),
-        "windows_per_class",
-    )
+    with st.expander("Windows per class and split"):
+        show_figure(
+            figures.windows_per_class(counts, data.labels),
+            pd.DataFrame(counts).fillna(0).astype(int).rename_axis("class").reset_index(),
+            "windows_per_class",
+        )
 st.caption(f"Device: {lab.device_name()}. Runs execute on {lab.where_runs_execute()}.")
 if note := lab.cluster_note():
     st.caption(note)
@@ -100,11 +100,12 @@ too_large, confirmed = None, True
 if problem:
     st.error(markdown_text(problem, 2_000))
 else:
+    st.caption(lab.question(data, settings))
     st.caption(lab.expected_wait(data, settings))
     too_large = lab.too_large(data, settings)
 if too_large:
     st.warning(too_large[0])
-    st.code(too_large[1], language="bash")
+    st.code(too_large[1], language="bash", wrap_lines=True)
 elif not problem:  # too few test windows for a clear answer: said in one line, and the press asks first
     confirmed = lab.confirm_wide(lab.wide_answer(data, settings), "accept_wide")
 ready = confirmed and not (problem or too_large or st.session_state.get(JOB_KEY) is not None)

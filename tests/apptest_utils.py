@@ -85,10 +85,15 @@ def set_tiny(at: AppTest, **overrides) -> None:
 
 def train_to_the_end(at: AppTest, timeout_s: float = 240) -> dict:
     """Press Train and rerun until the background job has finished (AppTest does not drive run_every)."""
-    from ui.lab import keys
-
     at.button(key="train").click().run()
     assert not at.exception, [e.message for e in at.exception]
+    return finish_job(at, timeout_s)
+
+
+def finish_job(at: AppTest, timeout_s: float = 240) -> dict:
+    """Rerun until the session's background job has finished (AppTest does not drive run_every); its results."""
+    from ui.lab import keys
+
     deadline = time.time() + timeout_s
     while keys.JOB_KEY in at.session_state and time.time() < deadline:
         time.sleep(0.3)

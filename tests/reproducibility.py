@@ -2,7 +2,9 @@
 
 A stored file carries its machine's fingerprint (core.fingerprint). `skip_unless_same_machine` lets a
 bit-for-bit assertion run only where the fingerprint matches and otherwise skips with the reason, so the
-suite passes on any x86-64 machine; each such test has a tolerance check beside it that runs everywhere.
+suite passes on any x86-64 machine; each such test has a tolerance check beside it that runs everywhere
+(`assert_same_json_within`: every float within a tolerance, everything else exactly), marked
+`@pytest.mark.any_machine` so that `.ci/run` runs it again on a narrower numeric path (tools/numeric_path.py).
 """
 
 from __future__ import annotations
@@ -13,6 +15,11 @@ from typing import Any
 import pytest
 
 from core.fingerprint import same_machine_or_reason
+from tests.data.make_fixtures import first_difference
+
+# Recomputing a stored statistic (a mean, a normalisation, an interval) from the same inputs on another CPU sums
+# in another order: the last digits move (the 17th of a normalisation mean between AVX-512 and AVX2), nothing more.
+RECOMPUTED_RELATIVE = 1e-9
 
 
 def skip_unless_same_machine(stored_fingerprint: Mapping[str, Any] | None, what: str) -> None:
@@ -20,3 +27,10 @@ def skip_unless_same_machine(stored_fingerprint: Mapping[str, Any] | None, what:
     reason = same_machine_or_reason(stored_fingerprint, what)
     if reason is not None:
         pytest.skip(reason)
+
+
+def assert_same_json_within(expected: Any, actual: Any, where: str, relative: float = RECOMPUTED_RELATIVE) -> None:
+    """Fail, naming the first place, unless two JSON values have the same structure, strings, integers and
+    booleans, and every float within `relative` (relative, and absolute near zero)."""
+    difference = first_difference(expected, actual, where, float_tolerance=relative)
+    assert difference is None, f"{where} differs: {difference}"

@@ -28,3 +28,38 @@ def tiny_study_plan(recordings: list[Recording], epochs: int = 1, **changes) -> 
         data_settings={"dataset": "synthetic"},
     )
     return StudyPlan(recordings, **{**settings, **changes})
+
+
+def study_stub(
+    accuracy: dict[str, float],
+    diff: float,
+    ci95: list[float] | None,
+    verdict: str,
+    **config,
+) -> dict:
+    """A study dict with only what the order gap and the map read: one run per model at `accuracy` (fractions),
+    the primary comparison B vs B-noPE (diff and ci95 in points, its verdict), and a config (CWRU 0 HP time-cv
+    unless `config` changes it; data={...} replaces the data part)."""
+    settings = {"design": "time-cv", "data": {"dataset": "cwru", "loads": [0], "channel": "DE"}, **config}
+    primary = {"a": "B-noPE", "b": "B", "diff": diff, "ci95": ci95, "verdict": verdict, "primary": True}
+    return {
+        "config": settings,
+        "runs": [{"model": model, "accuracy": value} for model, value in accuracy.items()],
+        "comparisons": [primary],
+    }
+
+
+def curve_stub(levels: list[tuple[int, int, dict]]) -> dict:
+    """An order curve with only what the map reads: per (level, contrast in samples, study_stub) a level holding
+    its parameters, its study and the study's primary comparison."""
+    return {
+        "levels": [
+            {
+                "level": level,
+                "parameters": {"contrast_samples": contrast},
+                "primary": study["comparisons"][0],
+                "study": study,
+            }
+            for level, contrast, study in levels
+        ]
+    }

@@ -1,11 +1,17 @@
-"""The Fault lab's short answer: plain sentences generated from a study's primary comparison, a colour per
-verdict word, and the positive control's pass criteria of the protocol."""
+"""The Fault lab's short answer: one plain sentence per rig generated from a study's primary comparison, a colour
+per verdict word, the positive control's pass criteria of the protocol, and a glossary that explains the methods the
+tables name."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from core.lab.answer import VERDICT_COLOURS, answer_line, control_check, plain_sentence
+from core.lab.answer import GLOSSARY, VERDICT_COLOURS, answer_line, control_check, plain_sentence
+from core.lab.shipped import ANSWER_TOPICS, SHIPPED_STUDIES, read_shipped_studies
+from core.lab.study import comparisons_table
+from core.lab.study.comparisons import primary_comparison
 
 
 def comparison(verdict, diff, ci95, ci90=None, mde80=None, a="B-noPE", b="B"):
@@ -25,22 +31,41 @@ def comparison(verdict, diff, ci95, ci90=None, mde80=None, a="B-noPE", b="B"):
 @pytest.mark.parametrize(
     ("case", "words"),
     [
-        (comparison("better", 74.2, [70.1, 78.3]), "by more than the margin: 74.2 points (95 % CI +70.1"),
-        (comparison("better", 1.5, [0.4, 2.6]), "B beats B-noPE possibly by less than the 2-point margin: 1.5 points"),
-        (comparison("worse", -4.8, [-7.0, -2.6]), "B does worse than B-noPE by more than the margin: 4.8 points"),
+        (
+            comparison("better", 74.2, [70.1, 78.3]),
+            "On the rig, B beat B-noPE by 74.2 points, more than the 2-point margin.",
+        ),
+        (
+            comparison("better", 1.5, [0.4, 2.6]),
+            "On the rig, B beat B-noPE by 1.5 points, possibly less than the 2-point margin.",
+        ),
+        (
+            comparison("worse", -4.8, [-7.0, -2.6]),
+            "On the rig, B did worse than B-noPE by 4.8 points, more than the 2-point margin.",
+        ),
         (
             comparison("equivalent", -0.7, [-1.9, 0.5], [-1.6, 0.2]),
-            "B and B-noPE score the same within the ±2-point margin (B − B-noPE -0.7 points, 90 % CI -1.6 to +0.2)",
+            "On the rig, B and B-noPE scored the same within the ±2-point margin (B − B-noPE -0.7 points).",
         ),
         (
             comparison("inconclusive", -2.1, [-4.5, 0.4], mde80=3.4),
-            "Inconclusive: B − B-noPE is -2.1 points (95 % CI -4.5 to +0.4); it could only have detected a "
-            "difference of about 3.4 points.",
+            "On the rig, the lab could not tell B from B-noPE: B − B-noPE came out at -2.1 points, and this study "
+            "could only have detected a difference of about 3.4 points or more.",
         ),
     ],
 )
-def test_each_verdict_reads_in_plain_words_with_its_numbers(case, words):
-    assert words in plain_sentence(case)
+def test_each_verdict_reads_as_one_plain_sentence_with_its_numbers(case, words):
+    assert plain_sentence(case, "On the rig") == words
+
+
+def test_a_sentence_without_a_place_starts_with_a_capital_and_the_ceiling_is_folded_into_it():
+    inconclusive = comparison("inconclusive", -2.1, [-4.5, 0.4], mde80=3.4)
+    assert plain_sentence(inconclusive).startswith("The lab could not tell B from B-noPE: ")
+    equivalent = comparison("equivalent", -0.1, [-0.6, 0.4], [-0.5, 0.2])
+    assert plain_sentence(equivalent, "On a gearbox", ceiling=99.7) == (
+        "On a gearbox, B and B-noPE scored the same within the ±2-point margin (B − B-noPE -0.1 points), but both "
+        "scored 99.7 % or more: the task is too easy there to show what the encoding does."
+    )
 
 
 def test_every_verdict_word_has_its_own_colour():
@@ -70,12 +95,45 @@ def test_the_control_passes_only_with_a_10_point_gain_b_nope_near_chance_and_b_u
 
 def test_fault_size_gives_no_short_answer_and_a_time_cv_study_gives_its_primary():
     assert answer_line("sizes", study(design="fault-size")) is None
-    line = answer_line("the control", study())
-    assert line.verdict == "better" and line.words.startswith("B beats B-noPE")
+    line = answer_line("Where order matters", study())
+    assert line.verdict == "better" and line.words.startswith("Where order matters, B beat B-noPE by 74.0 points")
 
 
-def test_two_models_at_the_ceiling_are_said_to_show_little():
+def test_two_models_at_the_ceiling_are_said_to_show_little_in_the_same_sentence():
     easy = study(verdict="equivalent", diff=0.0, no_pe_accuracy=0.999)
     easy["runs"][1]["accuracy"] = 0.9999  # B: 99.99 %, B-noPE 99.9 %
-    assert answer_line("the second rig", easy).note.startswith("Both score 99.9 % or more: at this ceiling")
-    assert answer_line("the control", study()).note is None  # B-noPE at chance: no caveat
+    words = answer_line("On the second rig", easy).words
+    assert words.endswith("but both scored 99.9 % or more: the task is too easy there to show what the encoding does.")
+    assert len(re.findall(r"\.(?:\s|$)", words)) == 1  # one sentence: its one full stop ends it
+    assert "too easy" not in answer_line("Where order matters", study()).words  # B-noPE at chance: no caveat
+
+
+def test_the_short_answer_opens_with_one_plain_sentence_per_rig_from_the_shipped_verdicts():
+    shipped = read_shipped_studies()
+    rigs = [name for name in ANSWER_TOPICS if name != "study_order_control.json"]
+    assert [name.split("_")[1] for name in rigs] == ["cwru", "spectraquest"]  # the rigs first, the control after
+    lines = [answer_line(ANSWER_TOPICS[name], shipped[SHIPPED_STUDIES[name]]) for name in ANSWER_TOPICS]
+    cwru, gearbox, control = lines
+    primary = primary_comparison(shipped[SHIPPED_STUDIES[rigs[0]]])
+    assert cwru.words == (
+        "On real bearings (CWRU, each recording cut in time), the lab could not tell B from B-noPE: B − B-noPE came "
+        f"out at {primary['diff']:+.1f} points, and this study could only have detected a difference of about "
+        f"{primary['mde80']:.1f} points or more."
+    )
+    assert cwru.verdict == primary["verdict"] == "inconclusive"
+    assert gearbox.words.startswith("On a gearbox (SpectraQuest") and "too easy there" in gearbox.words
+    assert control.verdict == "better" and "(the positive control), B beat B-noPE by" in control.words
+
+
+def test_every_method_the_tables_and_sentences_name_is_in_the_glossary_and_the_glossary_names_no_other():
+    shipped = read_shipped_studies().values()
+    tables = [comparisons_table(study["comparisons"]) for study in shipped]
+    named = {role.split(", ")[1] for table in tables for role in table["role"] if ", " in role}
+    named |= {column[column.index("(") + 1 : -1] for table in tables for column in table.columns if "(Holm)" in column}
+    assert named == {"Bonferroni", "Holm"}  # what core.lab.study.comparisons computes and the tables say
+    methods = {term for term in GLOSSARY if term in ("Bonferroni", "Holm") or term.startswith("corrected")}
+    assert {"Bonferroni", "Holm"} <= methods
+    sentences = " ".join(c["sentence"] for study in shipped for c in study["comparisons"])
+    for method in methods:  # every method the glossary explains is one a table or a sentence names
+        assert method.split(" (")[0] in sentences or method in named, method
+    assert "98.3 %" in GLOSSARY["Bonferroni"]  # 1 - 0.05 / 3, from bonferroni_confidence

@@ -32,8 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM, CHROMIUM_FLAGS = live_server.CHROMIUM, live_server.CHROMIUM_FLAGS
 ARTIFACTS = ROOT / "test-artifacts"
 VIEWPORT = {"width": 1400, "height": 1000}
-WAIT_MS = 60_000  # generous: the first page of a fresh server imports numpy, pandas and plotly
-IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+WAIT_MS = live_server.WAIT_MS
 TALLEST_SCREENSHOT = 16_000  # px; the longest page (Softmax saturation) is about half of this
 
 
@@ -68,10 +67,6 @@ def browser():
         chromium.close()
 
 
-def _wait_until_idle(page):
-    page.locator(IDLE).wait_for(timeout=WAIT_MS)
-
-
 def _screenshot(page, name: str):
     """The whole page, not just the viewport: Streamlit scrolls inside its own container, so a
     full_page screenshot alone stops at the window's edge. Grow the window to the content, shoot, shrink."""
@@ -91,11 +86,9 @@ def _screenshot(page, name: str):
 def _opened(browser, url: str, expect_text: str, name: str, plots: int = 0):
     """A fresh session on `url`, once `expect_text` shows, the script has finished and `plots` charts are
     drawn. On a failure the page as it stood is saved as failed-<name>.png before the page closes."""
-    page = browser.new_page(viewport=VIEWPORT)
+    page = live_server.new_page(browser, VIEWPORT)
     try:
-        page.goto(url, wait_until="domcontentloaded", timeout=WAIT_MS)
-        page.get_by_text(expect_text).first.wait_for(timeout=WAIT_MS)
-        _wait_until_idle(page)
+        live_server.open_page(page, url, expect_text)
         if plots:  # plotly is loaded lazily: wait until the charts are drawn, not just their placeholders
             page.locator(".js-plotly-plot").nth(plots - 1).wait_for(timeout=WAIT_MS)
         yield page
@@ -263,34 +256,38 @@ def test_shared_link_restores_the_controls_and_a_moved_slider_redraws_its_figure
         figure = _figure_selector(room.figure)
         before = page.evaluate(FIGURE_SIGNATURE, figure)
         assert before is not None, f"figure fig_{room.figure} is not drawn"
-        page.locator(f".st-key-{room.slider} input[type=range]").press("ArrowRight")
+        with live_server.finished_run(page):
+            page.locator(f".st-key-{room.slider} input[type=range]").press("ArrowRight")
         page.wait_for_url(re.compile(rf"[?&]{room.slider}={re.escape(room.moved_value)}(&|$)"), timeout=WAIT_MS)
         page.wait_for_function(
             f"([selector, before]) => {{ const now = ({FIGURE_SIGNATURE})(selector); return now && now !== before; }}",
             arg=[figure, before],
             timeout=WAIT_MS,
         )
-        _wait_until_idle(page)
+        live_server.wait_for_idle(page)
         _assert_no_error_box(page)
 
 
 # --- Fault lab --------------------------------------------------------------------------------------
 
-TINY_RUN = "src=csv&epochs=1&seeds=2&win=512&layers=1"  # two models x two seeds x one epoch: seconds
+# the short answer's question, two models x two seeds x one epoch: seconds
+TINY_RUN = "src=csv&models=B-noPE&models=B&epochs=1&seeds=2&win=512&layers=1"
 
 
 def _upload_and_load(page, name: str, content: bytes, more: dict[str, bytes] | None = None):
     uploader = page.locator('.st-key-csv_files [data-testid="stFileUploader"]')
     files = {name: content, **(more or {})}
-    uploader.locator("input[type=file]").set_input_files(
-        files=[{"name": file, "mimeType": "text/csv", "buffer": data} for file, data in files.items()]
-    )
+    with live_server.finished_run(page):  # the uploader reruns the app once its files are on the server
+        uploader.locator("input[type=file]").set_input_files(
+            files=[{"name": file, "mimeType": "text/csv", "buffer": data} for file, data in files.items()]
+        )
     for file in files:
         uploader.locator('[data-testid="stFileChipName"]', has_text=file).wait_for(timeout=WAIT_MS)
     # Load only once the bytes are on the server, or the page would rightly say no file was chosen.
     expect(uploader.locator('[data-testid="stFileChipIconSpinner"]')).to_have_count(0, timeout=WAIT_MS)
-    _wait_until_idle(page)
-    page.get_by_role("button", name="Load", exact=True).click()
+    live_server.wait_for_idle(page)
+    with live_server.finished_run(page):
+        page.get_by_role("button", name="Load", exact=True).click()
 
 
 def _current_data(page):
@@ -309,19 +306,20 @@ def test_fault_lab_csv_upload_trains_to_a_results_table_and_verdict(server, brow
 
         _upload_and_load(page, "example.csv", example_csv())
         page.get_by_text("Loaded 3 recordings from example.csv").wait_for(timeout=WAIT_MS)
-        _wait_until_idle(page)
+        live_server.wait_for_idle(page)
         expect(_current_data(page)).to_contain_text("classes normal, IR007, OR007")
 
         # the example's 15 test windows are too few for a clear answer: the press asks first
-        page.get_by_text("Run anyway: I accept an answer this wide").click()
-        _wait_until_idle(page)
-        page.get_by_role("button", name="Train and compare").click()
+        with live_server.finished_run(page):
+            page.get_by_text("Run anyway: I accept an answer this wide").click()
+        with live_server.finished_run(page):
+            page.get_by_role("button", name="Train and compare").click()
         page.locator(".st-key-table_results_table").wait_for(timeout=WAIT_MS)  # "4 · Results" is there before
-        _wait_until_idle(page)
+        live_server.wait_for_idle(page)
         _assert_no_error_box(page)
         # The grid draws on a canvas; the accessible table underneath holds the same cells.
         table = page.locator('.st-key-table_results_table [data-testid="stDataFrame"]')
-        expect(table.locator('td[aria-colindex="1"]')).to_have_text(["A", "B"], timeout=WAIT_MS)  # a row per model
+        expect(table.locator('td[aria-colindex="1"]')).to_have_text(["B-noPE", "B"], timeout=WAIT_MS)  # a row per model
         expect(table.locator('td[aria-colindex="2"]')).to_have_text(["2", "2"])  # seeds
         header = table.locator("th").all_text_contents()
         accuracy = table.locator(f'td[aria-colindex="{header.index("accuracy %") + 1}"]').all_text_contents()
@@ -329,7 +327,8 @@ def test_fault_lab_csv_upload_trains_to_a_results_table_and_verdict(server, brow
         assert len(accuracy) == 2 and all(re.fullmatch(r"\d+\.\d ± \d+\.\d", cell) for cell in accuracy), accuracy
         assert all(0.0 <= float(cell.split(" ± ")[0]) <= 100.0 for cell in accuracy), accuracy
         verdict = page.locator('[data-testid="stAlertContentInfo"]').all_inner_texts()
-        assert any(re.search(r"\bB\b.*\bA\b", text) and "2 seeds on one split" in text for text in verdict), verdict
+        primary = [text for text in verdict if re.search(r"\bB\b.*\bB-noPE\b", text)]
+        assert primary and "2 seeds on one split" in primary[0], verdict
         _screenshot(page, "fault_lab.png")
 
 
@@ -338,7 +337,7 @@ def test_fault_lab_bad_upload_shows_its_error_and_keeps_the_data(server, browser
         _upload_and_load(page, "notes.csv", b"these are,not numbers\nat,all\n")
         error = page.locator('[data-testid="stAlertContentError"]')
         error.wait_for(timeout=WAIT_MS)
-        _wait_until_idle(page)
+        live_server.wait_for_idle(page)
         assert error.inner_text().startswith("notes.csv:"), error.inner_text()
         expect(_current_data(page)).to_contain_text("synthetic set")  # the default data stays
         _screenshot(page, "fault_lab_bad_upload.png")
@@ -354,6 +353,6 @@ def test_fault_lab_reads_files_of_sensor_columns_as_one_recording_each(server, b
         name, content = next(iter(files.items()))
         _upload_and_load(page, name, content, dict(list(files.items())[1:]))
         expect(_current_data(page)).to_contain_text("classes healthy_load0, faulty_load0", timeout=WAIT_MS)
-        _wait_until_idle(page)
+        live_server.wait_for_idle(page)
         _assert_no_error_box(page)
         _screenshot(page, "fault_lab_channels.png")

@@ -32,7 +32,7 @@ BAD_LINK = {
 VALID_LINK = {
     "dseed": "4",
     "dloads": ["0", "2"],
-    "models": ["A", "CNN"],
+    "models": ["A", "B-noPE", "CNN"],  # B-noPE has an embedding: its width, dm, applies
     "tok": "fft",
     "windowing": "random",
     "win": "512",
@@ -78,7 +78,8 @@ def info_lines(at: AppTest) -> list[str]:
 
 def test_a_link_with_values_no_widget_can_take_opens_at_the_defaults_and_names_each_dropped_value():
     at = open_lab(BAD_LINK)  # asserts no exception
-    assert at.selectbox(key="win").value == 1024 and at.multiselect(key="models").value == ["A", "B"]
+    default = list(at.session_state[keys.DEFAULT_MODELS_KEY])  # B-noPE and B, A beside them if the wait allows
+    assert at.selectbox(key="win").value == 1024 and at.multiselect(key="models").value == default
     assert (at.slider(key="epochs").value, at.slider(key="seeds").value) == (40, 3)
     assert at.selectbox(key="heads").value == 4 and at.number_input(key="dseed").value == 0
     assert info_lines(at) == [
@@ -103,7 +104,7 @@ def test_a_valid_full_link_opens_exactly_as_linked_and_names_nothing():
     assert info_lines(at) == []
     assert at.number_input(key="dseed").value == 4
     assert at.multiselect(key="dloads").value == [0, 2] and at.session_state[keys.DATA_KEY].loads == [0, 2]
-    assert at.multiselect(key="models").value == ["A", "CNN"]
+    assert at.multiselect(key="models").value == ["A", "B-noPE", "CNN"]
     assert (at.radio(key="tok").value, at.radio(key="windowing").value) == ("fft", "random")
     shape = [at.selectbox(key=key).value for key in ("win", "patch", "dm", "heads", "lr")]
     assert shape == [512, 16, 64, 8, 0.001]

@@ -10,6 +10,7 @@ import sys
 
 import pytest
 import torch
+from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
 
 from core.fingerprint import (
     FINGERPRINT_KEYS,
@@ -22,6 +23,9 @@ from tests import test_fixtures
 from tests.apptest_utils import ROOT
 from tests.data import make_fixtures
 from tests.reproducibility import skip_unless_same_machine
+
+sys.path.insert(0, str(ROOT / "tools"))
+import numeric_path  # noqa: E402
 
 
 def test_the_fingerprint_names_torch_the_cpu_and_a_repeatable_probe():
@@ -81,3 +85,26 @@ def test_a_study_without_a_fingerprint_is_never_compared_bit_for_bit():
     with pytest.raises(pytest.skip.Exception, match="differs in torch \\(not stored\\)"):
         skip_unless_same_machine(None, "an old study")
     skip_unless_same_machine(machine_fingerprint(), "this machine's file")  # no skip: returns
+
+
+def child_fingerprint(env: dict[str, str]) -> dict[str, str]:
+    code = "import json; from core.fingerprint import machine_fingerprint as f; print(json.dumps(f()))"
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+@pytest.mark.skipif("NPY_DISABLE_CPU_FEATURES" in os.environ, reason="numpy runs a narrower path here already")
+def test_numpy_with_its_widest_level_turned_off_is_another_machine_to_the_fingerprint():
+    # numpy's sums run other kernels without the host's widest level (what rounded a fixture's normalisation
+    # mean differently on an AVX2 machine), while torch's capability and probe stay the same
+    widest = " ".join(numeric_path.numpy_features_to_disable(__cpu_features__, __cpu_dispatch__))
+    if not widest:
+        pytest.skip("numpy runs no dispatched level on this host: none to turn off")
+    here = machine_fingerprint()
+    other = child_fingerprint({**os.environ, "NPY_DISABLE_CPU_FEATURES": widest})
+    assert other["numpy_disabled"] == widest and here["numpy_disabled"] == ""
+    assert fingerprint_differences(here, other) == [f"numpy_disabled ('none' there, {widest!r} here)"]
+    older = {key: value for key, value in here.items() if key != "numpy_disabled"}  # stored before the key
+    assert fingerprint_differences(older, here) == [] and fingerprint_differences(older, other) != []
+    # a name numpy does not dispatch changes nothing and is left out
+    assert child_fingerprint({**os.environ, "NPY_DISABLE_CPU_FEATURES": "AVX2"})["numpy_disabled"] == ""

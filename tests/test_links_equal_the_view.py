@@ -18,8 +18,6 @@ from tests.apptest_utils import ROOT, TIMEOUT, run_page
 from ui.link_values import unusable_choice
 
 EXPLAINER_PAGES = ["home", "walkthrough", "encoding_matrix", "wavelengths", "similarity", "softmax_saturation"]
-WAIT_MS = 60_000
-IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 
 
 def bound_widget_keys(page: str) -> set[str]:
@@ -125,19 +123,14 @@ def test_a_link_into_a_page_keeps_its_values_when_it_is_the_first_page_of_a_sess
 
 @pytest.fixture(scope="module")
 def browser_page():
-    yield from live_server.served_page({"width": 1400, "height": 1000}, default_timeout_ms=WAIT_MS)
-
-
-def _open(page, url: str, last_text: str) -> None:
-    page.goto(url, wait_until="domcontentloaded")
-    page.get_by_text(last_text).first.wait_for()
-    page.locator(IDLE).wait_for()
+    yield from live_server.served_page({"width": 1400, "height": 1000})
 
 
 def _type(page, key: str, value: int) -> None:
     box = page.locator(f".st-key-{key} input")
     box.fill(str(value))
-    box.press("Enter")
+    with live_server.finished_run(page):
+        box.press("Enter")
 
 
 def _shows(page, query: str, t: int, k: int) -> None:
@@ -149,27 +142,37 @@ def _shows(page, query: str, t: int, k: int) -> None:
     expect(page.locator(".st-key-t input")).to_have_value(str(t))
     expect(page.locator(".st-key-k input")).to_have_value(str(k))
     expect(page.get_by_text(f"M_{k}·PE({t}) − PE({t + k})")).to_be_visible()
-    page.locator(IDLE).wait_for()
+    live_server.wait_for_idle(page)
+
+
+def _back(page) -> None:
+    with live_server.finished_run(page):
+        page.go_back()
+
+
+def _forward(page) -> None:
+    with live_server.finished_run(page):
+        page.go_forward()
 
 
 @pytest.mark.slow
 def test_back_and_forward_on_the_similarity_page_restore_each_previous_view(browser_page):
     page, url = browser_page
-    _open(page, f"{url}/similarity", "Beyond the trained length")
+    live_server.open_page(page, f"{url}/similarity", "Beyond the trained length")
     _shows(page, "/similarity", t=10, k=5)
     _type(page, "t", 20)
     _shows(page, "/similarity?t=20", t=20, k=5)
     _type(page, "k", 7)
     _shows(page, "/similarity?k=7&t=20", t=20, k=7)
-    page.go_back()
+    _back(page)
     _shows(page, "/similarity?t=20", t=20, k=5)  # the view before the last change, not the page before
-    page.go_back()
+    _back(page)
     _shows(page, "/similarity", t=10, k=5)
-    page.go_forward()
+    _forward(page)
     _shows(page, "/similarity?t=20", t=20, k=5)
     _type(page, "k", 9)  # a new change after Back: the visitor's newest view, Back returns to the one before
     _shows(page, "/similarity?k=9&t=20", t=20, k=9)
-    page.go_back()
+    _back(page)
     _shows(page, "/similarity?t=20", t=20, k=5)
 
 
@@ -178,22 +181,21 @@ def test_a_changed_setting_stays_on_its_page_when_the_visitor_opens_another(brow
     from playwright.sync_api import expect
 
     page, url = browser_page
-    _open(page, f"{url}/similarity", "Beyond the trained length")
+    live_server.open_page(page, f"{url}/similarity", "Beyond the trained length")
     _type(page, "t", 20)
     _shows(page, "/similarity?t=20", t=20, k=5)
-    page.locator('[data-testid="stSidebarNav"] a[href$="/encoding_matrix"]').click()
+    with live_server.finished_run(page):
+        page.locator('[data-testid="stSidebarNav"] a[href$="/encoding_matrix"]').click()
     page.get_by_text("What the naive schemes get wrong").first.wait_for()
-    page.locator(IDLE).wait_for()
     expect(page).to_have_url(re.compile("/encoding_matrix$"))
     expect(page.locator(".st-key-t input")).to_have_value("10")  # Encoding matrix's own "Position" t, its default
     expect(page.locator('[data-testid="stAlert"]')).to_have_count(0)
     # Back returns to the page as the visitor left it, settings and all (not first to its defaults), and
     # Forward to the other page again
-    page.go_back()
+    _back(page)
     _shows(page, "/similarity?t=20", t=20, k=5)
-    page.go_forward()
+    _forward(page)
     page.get_by_text("What the naive schemes get wrong").first.wait_for()
-    page.locator(IDLE).wait_for()
     expect(page).to_have_url(re.compile("/encoding_matrix$"))
     expect(page.locator(".st-key-t input")).to_have_value("10")
 
@@ -203,11 +205,11 @@ def test_a_page_link_at_the_end_of_a_page_keeps_the_page_it_left_in_the_history(
     from playwright.sync_api import expect
 
     page, url = browser_page
-    _open(page, f"{url}/similarity", "Beyond the trained length")
+    live_server.open_page(page, f"{url}/similarity", "Beyond the trained length")
     _type(page, "k", 7)
     _shows(page, "/similarity?k=7", t=10, k=7)
-    page.locator('[data-testid="stPageLink"] a').last.click()  # "Next: ..." in story order
-    page.locator(IDLE).wait_for()
+    with live_server.finished_run(page):
+        page.locator('[data-testid="stPageLink"] a').last.click()  # "Next: ..." in story order
     expect(page).to_have_url(re.compile("/softmax_saturation$"))
-    page.go_back()
+    _back(page)
     _shows(page, "/similarity?k=7", t=10, k=7)

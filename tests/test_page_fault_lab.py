@@ -41,6 +41,7 @@ CWRU_DIR = ROOT.parent / "shared" / "data" / "cwru"
 def trained() -> AppTest:
     """One tiny A-vs-B run on the synthetic set, shared by the tests that need earlier results."""
     at = open_lab(through_app=True)
+    at.multiselect(key="models").set_value(["A", "B"]).run()
     set_tiny(at)
     train_to_the_end(at)
     return at
@@ -59,7 +60,7 @@ def test_defaults_show_the_synthetic_data_and_its_signals():
     assert [s["x0"] for s in envelope["layout"]["shapes"]] == pytest.approx([normal.meta["rpm"] / 60])  # shaft only
     counts = charts[3]["data"]
     assert [trace["name"] for trace in counts] == ["train", "val", "test"]
-    assert at.multiselect(key="models").value == ["A", "B"]
+    assert at.multiselect(key="models").value == list(at.session_state[keys.DEFAULT_MODELS_KEY])
     assert at.radio(key="windowing").value == "time"
     assert at.slider(key="seeds").value == 3
     assert at.slider(key="epochs").value == 40  # the CLI's default: at 8 the synthetic set's B had not converged
@@ -92,7 +93,7 @@ def test_the_page_job_trains_side_by_side_with_one_torch_thread_per_run(monkeypa
     real_start = lab.jobs.start
     monkeypatch.setattr(lab.jobs, "start", lambda plan, owner: plans.append(plan) or real_start(plan, owner))
     monkeypatch.setattr("core.lab.training.usable_cpus", lambda: 2)
-    at = open_lab()
+    at = open_lab({"models": ["A", "B"]})
     set_tiny(at)
     results = train_to_the_end(at)
     assert [plan.workers for plan in plans] == [2]
@@ -193,6 +194,7 @@ class TwoRunsTraining:
     """A job handle whose two runs train side by side, frozen at one moment (AppTest polls it once)."""
 
     done = False
+    plan = None  # not an experiment's Plan: no interim result
 
     def status(self) -> JobStatus:
         histories = {
@@ -512,3 +514,38 @@ def test_the_signals_and_the_result_figures_each_offer_one_download(trained):
     )  # no button under each small figure
     labels = {button.proto.id.rsplit("-", 1)[-1]: button.proto.label for button in at.get("download_button")}
     assert labels["csv_result_figures"] == "Download the data of this section (zip of CSVs)"
+
+
+def test_an_uploaded_file_is_your_signal_and_the_file_name_box_shows_only_where_a_file_name_gives_a_class():
+    from tests.test_inspect import four_sensor_file
+
+    at = open_lab({"src": "csv"})
+    upload(at, {"example.csv": example_csv()})  # a label column names the classes: the file name names none
+    assert "class_prefix" not in [box.key for box in at.checkbox]
+    at.button(key="load_csv").click().run()
+    assert at.session_state[keys.DATA_KEY].source == "csv"
+    assert figures(at)[0]["layout"]["yaxis"]["title"]["text"] == "your signal (as in your file)"
+    words = [element.value for kind in (at.markdown, at.caption) for element in kind]
+    assert not [text for text in words if "ball" in text]  # no bearing talk about the visitor's own signal
+    assert any(
+        text.startswith("The **envelope** spectrum shows how often bursts") and "your signal" in text for text in words
+    )
+    upload(at, {"healthy_load0.csv": four_sensor_file(0), "faulty_load0.csv": four_sensor_file(1, fault=True)})
+    assert "class_prefix" in [box.key for box in at.checkbox]  # one recording per file: its name is its class
+
+
+def test_the_synthetic_bearings_keep_their_acceleration_axis_and_the_fault_that_strikes_per_ball():
+    at = open_lab()
+    assert figures(at)[0]["layout"]["yaxis"]["title"]["text"] == "acceleration"
+    assert any("once per passing ball" in m.value for m in at.markdown)
+
+
+def test_controls_that_do_not_apply_are_hidden_d_model_without_an_embedding_and_folds_outside_time_cv():
+    at = open_lab({"models": ["A"], "dm": "64"})  # no model with an embedding: no width to choose
+    assert "dm" not in [box.key for box in at.selectbox]
+    assert dict(at.query_params)["dm"] == "64"  # the link's width is kept, not dropped, for when it applies again
+    at.multiselect(key="models").set_value(["A", "B"]).run()
+    assert at.selectbox(key="dm").value == 64
+    assert "study_folds" in [slider.key for slider in at.slider]
+    at.radio(key="study_design").set_value("load-out").run()  # one fold per load held out: no count to choose
+    assert "study_folds" not in [slider.key for slider in at.slider]

@@ -9,9 +9,10 @@ import time
 import pytest
 
 from core.lab.reopen import sentence_markdown
-from core.lab.shipped import SHIPPED_STUDIES
+from core.lab.shipped import ANSWER_TOPICS, SHIPPED_STUDIES, STUDY_HEADINGS
 from tests.apptest_utils import errors, open_lab, set_tiny
 from ui.lab import keys
+from ui.lab.answer import study_anchor, verdict_badge
 from ui.lab.study import shipped_studies
 
 WAIT_S = 240
@@ -21,24 +22,43 @@ def successes(at) -> list[str]:
     return [s.value for s in at.success]
 
 
-def test_defaults_show_each_shipped_studys_verdict_sentence():
+def test_defaults_show_each_shipped_studys_verdict_once_and_the_short_answer_links_to_it():
     shipped = shipped_studies()
     if len(shipped) < len(SHIPPED_STUDIES):
         pytest.fail(f"shipped studies missing or invalid in results/: have {sorted(shipped)}")
     at = open_lab()
-    shown = [markdown.value for markdown in at.markdown]
-    for study in shipped.values():
-        primary = study["comparisons"][0]
+    shown = [element.value for kind in (at.markdown, at.caption, at.info) for element in kind]
+    for name, title in SHIPPED_STUDIES.items():
+        primary = shipped[title]["comparisons"][0]
         assert (primary["a"], primary["b"], primary["primary"]) == ("B-noPE", "B", True)
-        assert sentence_markdown(primary["sentence"]) in shown
+        sentence = sentence_markdown(primary["sentence"])
+        assert sum(sentence in value for value in shown) == 1, title  # once on the page, under its heading
+        heading = shown.index(f"##### {STUDY_HEADINGS[name]}")
+        assert shown[heading + 1] == f"{verdict_badge(primary['verdict'])} {sentence}"
     assert at.selectbox(key="study_pick").value == next(iter(shipped))
-    # the short answer leads the page: the control, CWRU and the second rig, each with its verdict's badge
-    card = [value for value in shown if value.startswith(":") and "-badge[" in value and "**" in value]
-    assert len(card) >= 3 and "positive control" in card[0] and "CWRU" in card[1] and "second rig" in card[2]
+    # the short answer leads the page: one plain sentence per rig, then the control, each linked to its verdict
+    card = [value for value in shown if "-badge[" in value and "[details](#" in value]
+    assert [line.split("](#")[1].rstrip(")") for line in card] == [study_anchor(name) for name in ANSWER_TOPICS]
+    assert "On real bearings" in card[0] and "On a gearbox" in card[1] and "positive control" in card[2]
+
+
+def test_the_glossary_explains_the_methods_the_comparisons_table_names():
+    at = open_lab()
+    glossary = next(value for value in (m.value for m in at.markdown) if "\n- **points**: " in value)
+    table = next(frame.value for frame in at.dataframe if "p (Holm)" in frame.value.columns)
+    assert "secondary, Bonferroni" in set(table["role"])
+    assert "- **Bonferroni**: " in glossary and "- **Holm**: " in glossary  # the two corrections the table names
+    assert glossary.startswith(f"- {verdict_badge('better')}: the 95 % interval lies above zero")  # colours first
+
+
+def test_b_nope_is_defined_where_the_page_first_names_it():
+    at = open_lab()
+    first = next(value for value in (m.value for m in at.markdown) if "B-noPE" in value)
+    assert "model **B-noPE** is B without the encoding" in first
 
 
 def test_a_tiny_study_runs_as_a_job_and_shows_its_comparisons_and_figures():
-    at = open_lab()
+    at = open_lab({"models": ["B-noPE", "B"]})
     set_tiny(at, seeds=1)
     at.slider(key="study_seeds").set_value(1).run()
     at.slider(key="study_folds").set_value(3).run()

@@ -15,6 +15,7 @@ JSON says the text states must be there.
 from __future__ import annotations
 
 import io
+import math
 import re
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -34,6 +35,7 @@ from core.lab.study.views import decomposition_table
 from tests.apptest_utils import as_read, open_lab
 from tests.test_reopen import fixture_results
 from ui.lab import keys
+from ui.lab.answer import study_anchor
 
 RESULTS_FILES = ("pipeline_every_evaluation.json", "pipeline_random_split_cosine.json", "pipeline_every_model_fft.json")
 LEVELS = (0.0, 80.0, 90.0, 95.0)  # zero ("the 95 % CI excludes 0") and the confidence and power levels
@@ -179,10 +181,12 @@ def test_the_short_answer_states_the_primary_comparison_in_points(studies):
         if line is None:  # fault-size: no pooled verdict
             assert study["config"]["design"] == "fault-size"
             continue
-        values = _comparison_values(primary)
-        if primary["verdict"] in ("better", "worse"):
-            values = [abs(primary["diff"]), *primary["ci95"]]
-        check_points(line.words, values, allowed=[primary["margin"]])
+        # the plain sentence: the difference, and what the design could detect when it cannot tell; the intervals
+        # are in the stored sentence it links to
+        values = [abs(primary["diff"]) if primary["verdict"] in ("better", "worse") else primary["diff"]]
+        values += [primary["mde80"]] if primary["verdict"] == "inconclusive" else []
+        ceiling = min(answer.mean_accuracy(study, model) for model in (primary["a"], primary["b"]))
+        check_points(line.words, values, allowed=[primary["margin"], math.floor(10 * ceiling) / 10])
 
 
 def test_the_short_answer_legend_and_glossary_name_the_margin_the_studies_use(studies):
@@ -252,7 +256,7 @@ def test_the_quick_comparison_caption_states_the_margin_the_results_store(lab_wi
 
 def test_the_study_section_states_each_shipped_study_in_points(lab_with_results, studies):
     at = lab_with_results
-    answered = {SHIPPED_STUDIES[name] for name in ANSWER_TOPICS}
+    answered = {SHIPPED_STUDIES[name]: (where, study_anchor(name)) for name, where in ANSWER_TOPICS.items()}
     for title, study in studies.items():
         at.selectbox(key="study_pick").set_value(title).run()
         assert not at.exception, [e.message for e in at.exception]
@@ -262,8 +266,10 @@ def test_the_study_section_states_each_shipped_study_in_points(lab_with_results,
         check_points(caption.split(" · commit ")[0], [study["config"]["margin"]], allowed=counts)
         for comparison in study["comparisons"]:
             assert any(text.endswith(comparison["sentence"]) for text in shown), comparison["sentence"]
-        if title in answered:  # the short answer, at the top of the page
-            assert any(text.endswith(answer.answer_line("topic", study).words) for text in shown)
+        if title in answered:  # the short answer, at the top of the page, linked to the sentence above
+            where, anchor = answered[title]
+            line = f"{answer.answer_line(where, study).words} [details](#{anchor})"
+            assert any(text.endswith(line) for text in shown), line
     intro = next(text for text in _shown(at) if text.startswith("One experiment and three seeds"))
     check_points(intro, [next(iter(studies.values()))["config"]["margin"]], allowed=[95, 2])
 

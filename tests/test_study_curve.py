@@ -17,6 +17,7 @@ from core.lab.study.curve import (
     load_curve,
     one_patch_check,
     pooled_accuracies,
+    reanalyse_curve,
     save_curve,
     validate_curve,
 )
@@ -96,3 +97,12 @@ def test_a_check_that_leaves_chance_by_5_points_or_more_is_named_with_its_level(
     checks = [{"accuracy": accuracy, "n_test": 100, "positions": [0]} for accuracy in (0.5, 0.56, 0.44, 0.54)]
     curve = build_curve(level_studies, one_patch=checks)
     assert failed_checks(curve) == ["level 1: one-patch RMS near chance", "level 2: one-patch RMS near chance"]
+
+
+def test_a_reanalysed_curve_recomputes_every_levels_comparisons_from_its_runs(level_studies):
+    curve = build_curve(level_studies, "python bench/order_curve.py --smoke")
+    stale = copy.deepcopy(curve)  # as written by older code: other words in a level's comparisons
+    stale["levels"][1]["study"]["comparisons"][0]["sentence"] = "written before the re-analysis"
+    stale["levels"][1]["primary"]["sentence"] = "written before the re-analysis"
+    again = reanalyse_curve(stale)
+    assert again == curve and again["levels"][1]["one_patch_rms"] == curve["levels"][1]["one_patch_rms"]

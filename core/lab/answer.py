@@ -1,5 +1,5 @@
-"""The Fault lab's short answer: one plain sentence per shipped study's primary verdict, its colour, and whether
-the positive control passed the protocol's criteria (results/study_protocol.md), all generated from the
+"""The Fault lab's short answer: one plain sentence per rig from its shipped study's primary verdict, its colour,
+and whether the positive control passed the protocol's criteria (results/study_protocol.md), all generated from the
 studies' stored comparisons, so the words cannot drift from the numbers.
 
 Every number here is read from a study JSON (core.lab.study.contract); nothing is recomputed from runs except
@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from core.lab.models import MODEL_NAMES, TRANSFORMER_VARIANTS
-from core.lab.stats.intervals import MODEL_ROLES
+from core.lab.stats.intervals import MODEL_ROLES, bonferroni_confidence
 from core.lab.study.comparisons import primary_comparison
 
 # the verdict words, in the order the legend lists them, and the colour each is shown in (Streamlit's named
@@ -34,11 +34,18 @@ VERDICT_MEANINGS: Mapping[str, str] = {
     "inconclusive": "neither: the data cannot tell, and the sentence says how big a difference they could have seen",
     "worse": "the 95 % interval lies below zero",
 }
+# the words the verdict sentences and the comparisons tables use, each as the code computes it (the tables' role
+# "secondary, Bonferroni" and their column "p (Holm)" name the two corrections; tests/test_answer.py checks that
+# every method the tables and sentences name is here)
 GLOSSARY: Mapping[str, str] = {
     "points": "percentage points of accuracy: 95 % against 93 % is a difference of 2 points",
     "CI (confidence interval)": (
-        "the range the true difference lies in, given these data, at 95 % (or 90 %) confidence; it counts that "
-        "the folds share training data (the corrected resampled t)"
+        "the range the true difference lies in, given these data, at 95 % (or 90 %) confidence"
+    ),
+    "corrected resampled t (Nadeau and Bengio)": (
+        "how a study's interval is computed: the folds share training data, so their scores are not independent, "
+        'and the interval is widened for it; "folds independent" in a table is the narrower interval without '
+        "that correction"
     ),
     "equivalence margin": (
         "±2 points: a difference smaller than this is taken not to matter here (results/study_protocol.md says why)"
@@ -47,9 +54,14 @@ GLOSSARY: Mapping[str, str] = {
         "the smallest true difference the design would have found with 80 % probability; an inconclusive verdict "
         "says how big a difference the study could have seen"
     ),
+    "Bonferroni": (
+        'the correction of the secondary comparisons\' intervals ("secondary, Bonferroni" in a table): each of m '
+        f"intervals is drawn at 1 − 5 %/m confidence ({100 * bonferroni_confidence(0.95, 3):.1f} % for three) "
+        "instead of 95 %, so that all hold together at 95 %; their verdicts read these wider intervals"
+    ),
     "Holm": (
-        "a correction for making several comparisons at once: each secondary p-value is raised so that the chance "
-        "of any false alarm among them stays at 5 %"
+        'the correction of the secondary comparisons\' p-values (the column "p (Holm)"): each is raised, '
+        "smallest first, so that the chance of any false alarm among them stays at 5 %"
     ),
 }
 CEILING = 99.0  # % accuracy: both models at or above it, and a comparison says little
@@ -60,52 +72,52 @@ CONTROL_CHANCE_BAND = 5.0  # points: B-noPE within this of chance
 
 @dataclass(frozen=True)
 class AnswerLine:
-    """One study's short answer: what it asks, its verdict word, and a plain sentence with the numbers."""
+    """One study's short answer: where it was asked, its verdict word, and one plain sentence with the numbers."""
 
-    topic: str
+    where: str
     verdict: str
     words: str
-    note: str | None = None  # what limits the verdict (both models at the ceiling), shown under it
 
 
-def _interval(ci: list[float] | None) -> str:
-    return "no interval" if ci is None else f"95 % CI {ci[0]:+.1f} to {ci[1]:+.1f}"
-
-
-def plain_sentence(comparison: Mapping[str, Any]) -> str:
-    """The primary comparison in plain words: who did better, by how much, how sure, and against the margin."""
+def plain_sentence(comparison: Mapping[str, Any], where: str = "", ceiling: float | None = None) -> str:
+    """The primary comparison in one plain sentence, from its stored values: `where` it was asked ("On real
+    bearings (CWRU)"), who did better and by how much against the margin, or that the lab could not tell them
+    apart and what it could have seen; `ceiling` (both models' lowest mean accuracy, when both are at the
+    ceiling) adds that the task was too easy to show anything."""
     a, b, diff, margin = comparison["a"], comparison["b"], float(comparison["diff"]), float(comparison["margin"])
-    word, ci95, ci90 = comparison["verdict"], comparison["ci95"], comparison["ci90"]
+    word, ci95 = comparison["verdict"], comparison["ci95"]
+    lead = f"{where}, " if where else ""
     if word == "equivalent":
-        return (
-            f"{b} and {a} score the same within the ±{margin:g}-point margin ({b} − {a} {diff:+.1f} points, 90 % CI "
-            f"{ci90[0]:+.1f} to {ci90[1]:+.1f})."
-        )
-    if word in ("better", "worse"):
+        said = f"{lead}{b} and {a} scored the same within the ±{margin:g}-point margin ({b} − {a} {diff:+.1f} points)"
+    elif word in ("better", "worse") and ci95 is not None:
         beyond = (ci95[0] > margin) if word == "better" else (ci95[1] < -margin)
-        how = "by more than the margin" if beyond else f"possibly by less than the {margin:g}-point margin"
-        verb = "beats" if word == "better" else "does worse than"
-        return f"{b} {verb} {a} {how}: {abs(diff):.1f} points ({_interval(ci95)})."
-    detectable = comparison.get("mde80")
-    could = "" if detectable is None else f"; it could only have detected a difference of about {detectable:.1f} points"
-    return f"Inconclusive: {b} − {a} is {diff:+.1f} points ({_interval(ci95)}){could}."
+        how = "more than" if beyond else "possibly less than"
+        verb = "beat" if word == "better" else "did worse than"
+        said = f"{lead}{b} {verb} {a} by {abs(diff):.1f} points, {how} the {margin:g}-point margin"
+    else:
+        detectable = comparison.get("mde80")
+        could = (
+            ""
+            if detectable is None
+            else (f", and this study could only have detected a difference of about {detectable:.1f} points or more")
+        )
+        said = f"{lead}the lab could not tell {b} from {a}: {b} − {a} came out at {diff:+.1f} points{could}"
+    if ceiling is not None:
+        said += f", but both scored {ceiling:.1f} % or more: the task is too easy there to show what the encoding does"
+    return f"{said[:1].upper()}{said[1:]}."
 
 
-def answer_line(topic: str, study: Mapping[str, Any]) -> AnswerLine | None:
-    """The short answer of one study, or None when it has no primary comparison (fault-size has no pooled verdict:
-    its three sizes are shown apart)."""
+def answer_line(where: str, study: Mapping[str, Any]) -> AnswerLine | None:
+    """The short answer of one study asked `where`, or None when it has no primary comparison (fault-size has no
+    pooled verdict: its three sizes are shown apart)."""
     primary = primary_comparison(study)
     if primary is None or study["config"]["design"] == "fault-size":
         return None
     scores = [mean_accuracy(study, model) for model in (primary["a"], primary["b"])]
-    note = None
+    ceiling = None
     if all(score is not None and score >= CEILING for score in scores):
-        lowest = math.floor(10 * min(scores)) / 10  # 99.95 reads 99.9, never a 100.0 that was not reached
-        note = (
-            f"Both score {lowest:.1f} % or more: at this ceiling the task is easy for both, so the comparison shows "
-            "little about the encoding."
-        )
-    return AnswerLine(topic, primary["verdict"], plain_sentence(primary), note)
+        ceiling = math.floor(10 * min(scores)) / 10  # 99.95 reads 99.9, never a 100.0 that was not reached
+    return AnswerLine(where, primary["verdict"], plain_sentence(primary, where, ceiling))
 
 
 def mean_accuracy(study: Mapping[str, Any], model: str) -> float | None:

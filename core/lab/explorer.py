@@ -15,6 +15,29 @@ from core.lab.vibration import Recording
 from core.lab.vibration.spectra import DEFAULT_BAND, envelope_spectrum
 from core.lab.vibration.synthetic import FAULT_RATE_OF_LOCATION, fault_frequencies, fault_location
 
+# How the explorer speaks of each source's signal: the y axis of its waveform and what its envelope spectrum shows.
+# Only the bearing sets (the synthetic one models CWRU's) speak of balls passing a fault; a visitor's own file
+# ("csv", whatever its format) is "your signal", in the units it came in.
+BEARING_WORDS = (
+    "A local fault strikes once per passing ball, and each strike rings a resonance of a few kHz: the fault rate "
+    "shows in the **envelope** of that ringing, marked where the class and speed are known."
+)
+GEARBOX_WORDS = (
+    "A broken tooth strikes once per turn of its gear, and each strike rings a resonance: the rate of the strikes "
+    "shows in the **envelope** of that ringing."
+)
+ANY_SIGNAL_WORDS = (
+    "The **envelope** spectrum shows how often bursts of ringing repeat in {whose} signal: whatever strikes at a "
+    "steady rate shows as a peak at that rate and its multiples."
+)
+SIGNAL_WORDS = {  # dataset -> (the waveform's y axis, the words under the envelope spectrum)
+    "synthetic": ("acceleration", BEARING_WORDS),
+    "cwru": ("acceleration", BEARING_WORDS),
+    "spectraquest": ("acceleration", GEARBOX_WORDS),
+    "seu": ("signal", BEARING_WORDS),  # its bearing set; a channel may be the torque, so no unit is named
+    "order_control": ("signal", ANY_SIGNAL_WORDS.format(whose="the")),
+    "csv": ("your signal (as in your file)", ANY_SIGNAL_WORDS.format(whose="your")),
+}
 MAX_SPECTRUM_SECONDS = 10.0  # longer recordings are cut: finer resolution than 0.1 Hz is not needed here
 
 
@@ -31,6 +54,12 @@ class SignalViews:
     markers: dict[str, float] = field(default_factory=dict)  # name -> Hz, for the envelope spectrum
     band: tuple[float, float] | None = None  # None when the rate is too low for the resonance band
     note: str = ""
+
+
+def signal_words(dataset: str) -> tuple[str, str]:
+    """(the waveform's y-axis title, the caption of the envelope spectrum) for data of `dataset`; a source not
+    listed is spoken of as a signal, never as bearings."""
+    return SIGNAL_WORDS.get(dataset, ("signal", ANY_SIGNAL_WORDS.format(whose="the")))
 
 
 def amplitude_spectrum(signal: np.ndarray, sample_rate: float) -> tuple[np.ndarray, np.ndarray]:

@@ -28,6 +28,17 @@ COLUMNS = ("file", "layout", "class", "channel", RATE, "found")
 Inspection = FileInspection | MatInspection | str  # a str: why the file cannot be read
 
 
+def classes_from_names(found: Sequence[Inspection]) -> bool:
+    """Whether the reader names any of these files' classes by the file name (one recording per file: sensor
+    channels, a single column, a .mat vector), so that the choice "the file name up to its first digit" applies;
+    False when every class comes from the files' contents (a label column, one column per class)."""
+    return any(
+        isinstance(inspection, MatInspection)
+        or (isinstance(inspection, FileInspection) and inspection.interpretation in ("channels", "single"))
+        for inspection in found
+    )
+
+
 def proposed_table(
     names: Sequence[str],
     found: Sequence[Inspection],

@@ -12,7 +12,7 @@ from typing import Any
 import pandas as pd
 
 from core.lab.contract import METRICS, RUN_KEYS
-from core.lab.stats.summary import REFERENCE_MODEL
+from core.lab.stats.summary import DEFAULT_MARGIN, PRIMARY_PAIR, REFERENCE_MODEL, primary_pair
 
 RUN_COLUMNS = tuple(key for key in RUN_KEYS if key not in ("per_class_f1", "confusion_matrix", "history"))
 
@@ -62,11 +62,18 @@ def difference_with_ci(pair: Mapping[str, Any]) -> str:
     return f"{points(pair['diff_mean'])}{interval}"
 
 
-def verdict(paired: Mapping[str, Mapping[str, Any]], n_test: int | None, models: Sequence[str] = ()) -> str:
-    """The paragraph a reader takes away: each model against A by the study's rule (core.lab.stats.intervals) on
-    one split, and what one test window is worth."""
-    sentences = [pair["sentence"] for pair in paired.values()]
-    if not paired:
+def verdict(
+    paired: Mapping[str, Mapping[str, Any]],
+    n_test: int | None,
+    models: Sequence[str] = (),
+    primary: Mapping[str, Any] | None = None,
+) -> str:
+    """The paragraph a reader takes away: B against B-noPE first when both ran (`primary`,
+    core.lab.stats.summary.primary_pair), then each model against A by the study's rule
+    (core.lab.stats.intervals) on one split, and what one test window is worth."""
+    sentences = [] if primary is None else [primary["sentence"]]
+    sentences += [pair["sentence"] for pair in paired.values()]
+    if not sentences:
         missing = REFERENCE_MODEL not in models
         sentences.append(
             f"No comparison: model {REFERENCE_MODEL} was not run." if missing else "No other model to compare with A."
@@ -93,18 +100,58 @@ def summary_table(results: Mapping[str, Any]) -> pd.DataFrame:
 
 
 def results_table(results: Mapping[str, Any]) -> pd.DataFrame:
-    """The results table as shown and downloaded: per model, each metric as mean ± sd in % over its seeds,
-    and the paired difference with A in points with its 95 % interval."""
+    """The results table as shown and downloaded: per model, each metric as mean ± sd in % over its seeds, B's
+    paired difference with B-noPE when both ran, and each model's with A when A ran, in points with its 95 %
+    interval."""
+    metric = results["config"].get("metric", "accuracy")
+    primary = primary_pair(results["runs"], metric, _margin(results))
     rows = []
     for model, by_metric in results["summary"].items():
         row = {"model": model, "seeds": by_metric["accuracy"]["n"]}
-        for metric in METRICS:
-            row[f"{metric} %"] = percent_cell(by_metric[metric])
-        pair = results["paired"].get(model)
-        row["vs A (95 % CI, points)"] = difference_with_ci(pair) if pair and pair["n"] else "-"
-        row["vs A"] = (pair["verdict"] or "-") if pair else "-"
+        for metric_name in METRICS:
+            row[f"{metric_name} %"] = percent_cell(by_metric[metric_name])
+        if primary is not None:
+            pair = primary if model == PRIMARY_PAIR[1] else None
+            row[f"vs {PRIMARY_PAIR[0]} (95 % CI, points)"] = difference_with_ci(pair) if pair and pair["n"] else "-"
+            row[f"vs {PRIMARY_PAIR[0]}"] = (pair["verdict"] or "-") if pair else "-"
+        if REFERENCE_MODEL in results["summary"]:
+            pair = results["paired"].get(model)
+            row["vs A (95 % CI, points)"] = difference_with_ci(pair) if pair and pair["n"] else "-"
+            row["vs A"] = (pair["verdict"] or "-") if pair else "-"
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def _margin(results: Mapping[str, Any]) -> float:
+    """The equivalence margin the results were judged with (points, as stored), or the default."""
+    return float(next(iter(results["paired"].values()), {}).get("margin", DEFAULT_MARGIN))
+
+
+def interim_table(
+    runs: Sequence[Mapping[str, Any]], models: Sequence[str], seeds: Sequence[int]
+) -> tuple[pd.DataFrame, int]:
+    """While a press trains: the accuracy (%) of every finished run, one row per model and one column per seed
+    ("…" where it has not finished), and B − B-noPE in points on each seed both finished; with the number of seeds
+    on which the comparison asked (B-noPE and B when both run, else every model) has finished."""
+    accuracy = {(run["model"], int(run["seed"])): 100 * float(run["accuracy"]) for run in runs}
+    asked = list(PRIMARY_PAIR) if set(PRIMARY_PAIR) <= set(models) else list(models)
+    finished = [seed for seed in seeds if all((model, seed) in accuracy for model in asked)]
+    rows = [
+        {"model": model, **{f"seed {seed}": _interim_cell(accuracy.get((model, seed))) for seed in seeds}}
+        for model in models
+    ]
+    if asked == list(PRIMARY_PAIR):
+        reference, model = PRIMARY_PAIR
+        differences = {
+            f"seed {seed}": points(accuracy[(model, seed)] - accuracy[(reference, seed)]) if seed in finished else "…"
+            for seed in seeds
+        }
+        rows.append({"model": f"{model} − {reference} (points)", **differences})
+    return pd.DataFrame(rows), len(finished)
+
+
+def _interim_cell(value: float | None) -> str:
+    return "…" if value is None else f"{value:.1f}"
 
 
 def runs_table(results: Mapping[str, Any]) -> pd.DataFrame:

@@ -23,12 +23,23 @@ SHIPPED_STUDIES: Mapping[str, str] = MappingProxyType(
         "study_cwru_fault-size.json": "CWRU, tested on a fault size the models never saw",
     }
 )
-# the studies the Fault lab's short answer leads with, in its order, and what each asks in a few words
+# the studies the Fault lab's short answer leads with, in its order (one per rig, then the positive control), and
+# where each asked the question, in the few words its plain sentence opens with
 ANSWER_TOPICS: Mapping[str, str] = MappingProxyType(
     {
-        "study_order_control.json": "Can the lab see an encoding help where order matters? (positive control)",
-        "study_cwru_0hp_time-cv.json.gz": "Does the encoding help on real bearing faults? (CWRU, cut in time)",
-        "study_spectraquest_load-out.json": "On a second rig? (SpectraQuest gearbox, a load held out)",
+        "study_cwru_0hp_time-cv.json.gz": "On real bearings (CWRU, each recording cut in time)",
+        "study_spectraquest_load-out.json": "On a gearbox (SpectraQuest, tested at a load never trained on)",
+        "study_order_control.json": "Where only the patches' order tells the classes apart (the positive control)",
+    }
+)
+# each shipped study's heading on the page, short enough for one line on a phone
+STUDY_HEADINGS: Mapping[str, str] = MappingProxyType(
+    {
+        "study_order_control.json": "Positive control",
+        "study_cwru_0hp_time-cv.json.gz": "CWRU bearings, cut in time",
+        "study_spectraquest_load-out.json": "SpectraQuest gearbox, a load held out",
+        "study_cwru_load-out.json.gz": "CWRU bearings, a load held out",
+        "study_cwru_fault-size.json": "CWRU bearings, a fault size held out",
     }
 )
 

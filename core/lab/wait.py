@@ -51,6 +51,23 @@ def fold_training_windows(
     return training_window_counts(design, recordings, window, folds, stride)
 
 
+# The default press asks the short answer's question, B against B-noPE (the encoding alone), and trains A beside
+# them when the press with A is told at most DEFAULT_PRESS_SECONDS: about the wait the two-model press (A and B)
+# was told on a busy 2-core server (66-75 s, issue 33), so that A never makes the default press much longer than it
+# was; a quiet 2-core server trains all three in about 45 s.
+QUESTION_MODELS = ("B-noPE", "B")
+BESIDE_MODEL = "A"
+DEFAULT_PRESS_SECONDS = 90.0
+
+
+def press_models(seconds_with_beside: float | None) -> tuple[str, ...]:
+    """The default press's models: A, B-noPE and B when the press with A is told at most DEFAULT_PRESS_SECONDS
+    (`seconds_with_beside`), else B-noPE and B (also when its wait is unknown: None)."""
+    if seconds_with_beside is not None and seconds_with_beside <= DEFAULT_PRESS_SECONDS:
+        return (BESIDE_MODEL, *QUESTION_MODELS)
+    return QUESTION_MODELS
+
+
 SECONDS_UNDER = 180  # a wait shorter than this is told in seconds: whole minutes were off by up to 50 % there
 
 

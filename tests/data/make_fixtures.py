@@ -100,19 +100,24 @@ def without_timing(value):
 
 
 def first_difference(
-    expected, actual, where: str = "results", allow_new: bool = False, rescaled: frozenset[str] = frozenset()
+    expected,
+    actual,
+    where: str = "results",
+    allow_new: bool = False,
+    rescaled: frozenset[str] = frozenset(),
+    float_tolerance: float = 0.0,
 ) -> str | None:
     """Where two JSON values first differ, in words, or None when they are equal. With `allow_new`, keys
     only `actual` has are passed over: a new setting at its old value must leave every stored value alone.
-    Floats under a key of `rescaled` compare to RESCALED_TOLERANCE (relative), all others exactly."""
-    if (
-        rescaled
-        and type(expected) is float
-        and type(actual) is float
-        and where.rsplit(".", 1)[-1].split("[")[0] in rescaled
-    ):
-        close = math.isclose(expected, actual, rel_tol=RESCALED_TOLERANCE, abs_tol=RESCALED_TOLERANCE)
-        return None if close else f"{where}: {expected!r} != {actual!r} (beyond {RESCALED_TOLERANCE:g} relative)"
+    Floats under a key of `rescaled` compare to RESCALED_TOLERANCE (relative); every other float to
+    `float_tolerance` (relative, and absolute near zero; 0: exactly). Strings, integers, booleans, None and the
+    structure always compare exactly."""
+    if isinstance(expected, float) and isinstance(actual, float):  # numpy's float64 is a float too
+        key = where.rsplit(".", 1)[-1].split("[")[0]
+        tolerance = RESCALED_TOLERANCE if key in rescaled else float_tolerance
+        if expected == actual or math.isclose(expected, actual, rel_tol=tolerance, abs_tol=tolerance):
+            return None
+        return f"{where}: {expected!r} != {actual!r}" + (f" (beyond {tolerance:g} relative)" if tolerance else "")
     if type(expected) is not type(actual):
         return f"{where}: {type(expected).__name__} {expected!r:.80} != {type(actual).__name__} {actual!r:.80}"
     if isinstance(expected, dict):
@@ -120,7 +125,7 @@ def first_difference(
             missing, new = sorted(set(expected) - set(actual)), sorted(set(actual) - set(expected))
             return f"{where}: keys differ: missing {missing}, new {new}"
         for key in expected:
-            found = first_difference(expected[key], actual[key], f"{where}.{key}", allow_new, rescaled)
+            found = first_difference(expected[key], actual[key], f"{where}.{key}", allow_new, rescaled, float_tolerance)
             if found:
                 return found
         return None
@@ -128,7 +133,7 @@ def first_difference(
         if len(expected) != len(actual):
             return f"{where}: {len(expected)} items != {len(actual)}"
         for i, (one, other) in enumerate(zip(expected, actual)):
-            found = first_difference(one, other, f"{where}[{i}]", allow_new, rescaled)
+            found = first_difference(one, other, f"{where}[{i}]", allow_new, rescaled, float_tolerance)
             if found:
                 return found
         return None

@@ -1,19 +1,35 @@
-"""The Fault lab's opening: the short answer of the shipped studies (core.lab.answer), coloured by verdict with
-its legend, the words it uses explained and the models named, and a link down to the details."""
+"""The Fault lab's opening: the short answer of the shipped studies (core.lab.answer), one plain sentence per rig
+and the positive control's, each coloured by its verdict and linked to its details under 5 · Study (where each
+verdict's full sentence is shown, once), the legend, the words it uses explained and the models named."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
 import streamlit as st
 
 from core.lab.answer import GLOSSARY, VERDICT_COLOURS, VERDICT_MEANINGS, answer_line, control_check, model_table
-from core.lab.shipped import ANSWER_TOPICS, SHIPPED_STUDIES
+from core.lab.shipped import ANSWER_TOPICS, SHIPPED_STUDIES, STUDY_HEADINGS
 from core.safe_text import markdown_literal
 
 CONTROL_FILE = "study_order_control.json"
-STUDY_ANCHOR = "study"  # the Study section's header anchor, where "the details" link points
+STUDY_ANCHOR = "study"  # the Study section's header anchor
+# the words of a heading as Streamlit's markdown joins them into the heading's anchor (lower case, hyphens, a
+# capital inside a word starting a new one: "SpectraQuest gearbox" -> "spectra-quest-gearbox"); the browser test
+# tests/test_phone_layout.py follows every link of the short answer to its heading
+_ANCHOR_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+
+
+def heading_anchor(heading: str) -> str:
+    """The anchor Streamlit gives a markdown heading of these words."""
+    return "-".join(word.lower() for word in _ANCHOR_WORDS.findall(heading))
+
+
+def study_anchor(file_name: str) -> str:
+    """The anchor of a shipped study's verdict under 5 · Study (its heading, core.lab.shipped.STUDY_HEADINGS)."""
+    return heading_anchor(STUDY_HEADINGS[file_name])
 
 
 def verdict_badge(word: str) -> str:
@@ -22,36 +38,41 @@ def verdict_badge(word: str) -> str:
 
 
 def answer_card(shipped: Mapping[str, dict[str, Any]]) -> None:
-    """The short answer: one coloured line per study of ANSWER_TOPICS that is shipped, the control's checks, the
-    legend, the glossary and the models."""
+    """The short answer: one coloured plain sentence per study of ANSWER_TOPICS that is shipped (the rigs, then the
+    positive control with its checks), each linked to its details; the glossary (the verdict words' colours first)
+    and the models, folded away."""
     with st.container(border=True):
         st.subheader("The short answer", anchor="answer")
         lines = 0
-        for name, topic in ANSWER_TOPICS.items():
+        for name, where in ANSWER_TOPICS.items():
             study = shipped.get(SHIPPED_STUDIES[name])
-            line = None if study is None else answer_line(topic, study)
+            line = None if study is None else answer_line(where, study)
             if line is None:
                 continue
             lines += 1
-            st.markdown(f"{verdict_badge(line.verdict)} **{topic}** {markdown_literal(line.words)}")
-            if line.note:
-                st.caption(markdown_literal(line.note))
+            details = f"[details](#{study_anchor(name)})"
+            st.markdown(f"{verdict_badge(line.verdict)} {markdown_literal(line.words, 1_000)} {details}")
             if name == CONTROL_FILE:
-                passed, reasons = control_check(study)
-                verdict = "passes" if passed else "fails"
-                meaning = (
-                    "so the verdicts on real data below speak about the encoding"
-                    if passed
-                    else "so the verdicts on real data below say nothing about the encoding"
-                )
-                st.caption(f"The control {verdict} the protocol's checks ({markdown_literal(reasons)}), {meaning}.")
+                st.caption(_control_words(study))
         if not lines:
             st.caption("No shipped study could be read on this server; the studies section below says which.")
-        legend = " · ".join(f"{verdict_badge(word)} {VERDICT_MEANINGS[word]}" for word in VERDICT_COLOURS)
-        st.caption(f"Each line compares **B** with **B-noPE**: the same model with and without the encoding. {legend}.")
-        st.markdown(f"[Every comparison, interval and figure of these studies](#{STUDY_ANCHOR})")
+        st.caption("Each line is one study's verdict on **B − B-noPE**, the encoding alone, coloured by its word.")
         words, models = st.columns(2)
         with words.expander("What the words mean"):
-            st.markdown("\n".join(f"- **{term}**: {meaning}" for term, meaning in GLOSSARY.items()))
+            verdicts = [f"- {verdict_badge(word)}: {VERDICT_MEANINGS[word]}" for word in VERDICT_COLOURS]
+            terms = [f"- **{term}**: {meaning}" for term, meaning in GLOSSARY.items()]
+            st.markdown("\n".join(verdicts + terms))
         with models.expander("The models"):
             st.dataframe(model_table(), hide_index=True)
+
+
+def _control_words(study: Mapping[str, Any]) -> str:
+    """Whether the positive control passes the protocol's checks, the checks in words, and what that means."""
+    passed, reasons = control_check(study)
+    verdict = "passes" if passed else "fails"
+    meaning = (
+        "so the verdicts on real data above speak about the encoding"
+        if passed
+        else "so the verdicts on real data above say nothing about the encoding"
+    )
+    return f"The control {verdict} the protocol's checks ({markdown_literal(reasons, 1_000)}), {meaning}."

@@ -10,10 +10,11 @@ bounds the queue by it).
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import os
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import Any
@@ -27,18 +28,35 @@ from core.lab.data_spec import DataSpec
 from core.lab.experiment.cli import command_line
 from core.lab.experiment.plan import Plan, experiment_config, main_test_windows
 from core.lab.figures import fault_lab as figures
-from core.lab.models import MODEL_DESCRIPTIONS, MODEL_NAMES, ModelConfig, check_model_settings
+from core.lab.models import MODEL_DESCRIPTIONS, MODEL_NAMES, ModelConfig, check_model_settings, has_embedding
 from core.lab.names import WINDOWINGS
 from core.lab.report import plural
 from core.lab.speed import SpeedModel, calibrate
 from core.lab.stats.power import EXPERIMENT_ADVICE, too_few_windows
 from core.lab.training import TrainConfig, default_workers, describe_device, pick_device
 from core.lab.vibration import Recording
-from core.lab.wait import describe_wait, expected_seconds, plan_training_windows, windows_per_second
+from core.lab.wait import (
+    BESIDE_MODEL,
+    QUESTION_MODELS,
+    describe_wait,
+    expected_seconds,
+    plan_training_windows,
+    press_models,
+    windows_per_second,
+)
 from core.lab.wait import page_refusal as budget_refusal
 from ui.common import CHART_CONFIG
 from ui.lab.data import LoadedData
-from ui.lab.keys import JOB_KEY, MESSAGE_KEY, OWNER_KEY, PRESS_KEY, RESULTS_KEY, STUDY_KEY, WEIGHTS_KEY
+from ui.lab.keys import (
+    DEFAULT_MODELS_KEY,
+    JOB_KEY,
+    MESSAGE_KEY,
+    OWNER_KEY,
+    PRESS_KEY,
+    RESULTS_KEY,
+    STUDY_KEY,
+    WEIGHTS_KEY,
+)
 from ui.lab.links import (
     D_MODEL_OF_PATCH,
     D_MODELS,
@@ -51,6 +69,7 @@ from ui.lab.links import (
     TOKENS,
     WINDOWS,
 )
+from ui.lab.press import interim_panel, question_line
 
 # epochs and rate are the CLI's defaults, chosen on the CWRU validation split: at 8 epochs the synthetic
 # set's B had not converged and the default verdict read "B worse"
@@ -118,7 +137,7 @@ def training_workers() -> int:
 class LabSettings:
     """Every setting of the page's experiment, as its controls hold them."""
 
-    models: tuple[str, ...] = ("A", "B")
+    models: tuple[str, ...] = QUESTION_MODELS  # the default press adds A when its wait allows (default_models)
     tokens: str = "time"
     windowing: str = "time"  # "time" or "random": how each recording's windows go to train / val / test
     window: int = 1024
@@ -167,20 +186,52 @@ class LabSettings:
 
 
 def experiment_controls(data: LoadedData) -> LabSettings:
-    """Every control of the experiment, each bound to its link key; the settings they hold."""
-    chosen = {**_model_controls(), **_shape_controls(), **_training_controls()}
+    """Every control of the experiment, each bound to its link key; the settings they hold. The shape and training
+    controls are folded away (their defaults are the CLI's), and so are the evaluations."""
+    chosen = _model_controls(default_models(data))
+    with st.expander("Model and training settings: window, patch, d_model, heads, layers, epochs, seeds, rate"):
+        chosen.update(_shape_controls(chosen["models"]))
+        chosen.update(_training_controls())
     with st.expander("Evaluate beyond one experiment (more runs, same seeds)"):
         chosen["evaluations"] = evaluation_controls(data)
     return LabSettings(**chosen)
 
 
-def _model_controls() -> dict[str, Any]:
+def default_models(data: LoadedData) -> tuple[str, ...]:
+    """The default press's models (core.lab.wait.press_models): B-noPE and B, with A beside them when the press
+    with A is told a short enough wait here. Decided at the first draw of the session and kept: a widget's
+    default must not change under it when the server's measured speed moves."""
+    chosen = st.session_state.get(DEFAULT_MODELS_KEY)
+    if chosen is None:
+        chosen = press_models(press_seconds(data, (BESIDE_MODEL, *QUESTION_MODELS)))
+        st.session_state[DEFAULT_MODELS_KEY] = chosen
+    return chosen
+
+
+def press_seconds(data: LoadedData, models: tuple[str, ...]) -> float | None:
+    """The wait the default press with these models is told (at the page's defaults), or None when the data
+    cannot run it."""
+    estimate = estimated(data, LabSettings(models=models))
+    return None if estimate is None else estimate[1]
+
+
+def question(data: LoadedData, settings: LabSettings) -> str:
+    """What a press of these settings asks, in one line (ui.lab.press.question_line); when A was left out of the
+    default press for its wait, the wait with A beside these settings' models."""
+    beside = None
+    if settings.models == default_models(data) and BESIDE_MODEL not in settings.models:
+        estimate = estimated(data, dataclasses.replace(settings, models=(BESIDE_MODEL, *settings.models)))
+        beside = None if estimate is None else estimate[1]
+    return question_line(settings.models, beside)
+
+
+def _model_controls(default: tuple[str, ...]) -> dict[str, Any]:
     """Which models, what a token is, and the windowing (the leaky random windowing says so)."""
     left, middle, right = st.columns(3)
     models = left.multiselect(
         "Models",
         list(MODEL_NAMES),
-        default=["A", "B"],
+        default=list(default),
         key="models",
         bind="query-params",
         help="\n".join(f"- **{m}**: {h}" for m, h in MODEL_DESCRIPTIONS.items()),
@@ -211,18 +262,21 @@ def _model_controls() -> dict[str, Any]:
     return {"models": tuple(models), "tokens": tokens, "windowing": windowing}
 
 
-def _shape_controls() -> dict[str, Any]:
-    """The window, the tokens' width, the embedding width and the attention heads."""
+def _shape_controls(models: Sequence[str]) -> dict[str, Any]:
+    """The window, the tokens' width, the embedding width (shown only when a chosen model has an embedding) and
+    the attention heads."""
     left, middle, right, far = st.columns(4)
     window = left.selectbox("Window (samples)", WINDOWS, index=2, key="win", bind="query-params")
     patch = middle.selectbox("Patch (samples or bins per token)", PATCHES, index=2, key="patch", bind="query-params")
-    d_model = right.selectbox(
-        "d_model (embedding models)",
-        D_MODELS,
-        key="dm",
-        bind="query-params",
-        help="A's d_model is the patch length: it has no embedding.",
-    )
+    d_model = D_MODEL_OF_PATCH
+    if any(has_embedding(model) for model in models):  # A and A+PE take the patch length: no width to choose
+        d_model = right.selectbox(
+            "d_model (embedding models)",
+            D_MODELS,
+            key="dm",
+            bind="query-params",
+            help="A's d_model is the patch length: it has no embedding.",
+        )
     heads = far.selectbox("Heads", HEADS, index=2, key="heads", bind="query-params")
     return {
         "window": int(window),
@@ -377,7 +431,8 @@ CURVES_EVERY_S = 3.0
 
 
 def progress_panel() -> None:
-    """The running job's place in the queue or its progress, and Stop; collects it when done."""
+    """The running job's place in the queue or its progress, the interim result of its finished seeds
+    (ui.lab.press), and Stop; collects it when done."""
     job = st.session_state.get(JOB_KEY)
     if job is None:
         return
@@ -398,6 +453,7 @@ def progress_panel() -> None:
             min(1.0, done / status.n_runs),
             text=f"{jobs.progress_words(status)} · {status.elapsed_seconds:.0f} s",
         )
+    interim_panel(job, status)
     if status.state in ("queued", "running") and st.button("Stop", key="stop"):
         job.stop()
     if job.done:

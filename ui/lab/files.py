@@ -17,7 +17,15 @@ import streamlit as st
 
 from core import limits
 from core.lab.data_spec import DataSpec
-from core.lab.files_table import LAYOUTS, NOT_READABLE, RATE, Inspection, proposed_table, spec_from_table
+from core.lab.files_table import (
+    LAYOUTS,
+    NOT_READABLE,
+    RATE,
+    Inspection,
+    classes_from_names,
+    proposed_table,
+    spec_from_table,
+)
 from core.lab.vibration import DataError, example_csv
 from core.lab.vibration.csv_reader import DEFAULT_SAMPLE_RATE
 from core.lab.vibration.inspect import FileInspection, inspect_vibration_file, propose
@@ -138,7 +146,7 @@ def own_files_controls(load: Callable[..., Any], replace_data: Callable[..., Any
 
 def _edited_table(files: Sequence[Any], found: Sequence[Inspection], typed_rate: float | None) -> pd.DataFrame:
     """The proposed table of the files, as the visitor edited it (key `csv_preview`)."""
-    up_to_digit = st.checkbox(
+    up_to_digit = classes_from_names(found) and st.checkbox(  # only where a class is named by its file
         "class = the file name up to its first digit (healthy_load0 -> healthy_load)", key="class_prefix"
     )
     channel_options = sorted(

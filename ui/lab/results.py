@@ -18,7 +18,7 @@ from core.lab.data_spec import FILES_SPEC, DataSpec
 from core.lab.experiment.cli import command_line
 from core.lab.figures import fault_lab as figures
 from core.lab.reopen import sentence_markdown
-from core.lab.stats.summary import DEFAULT_MARGIN
+from core.lab.stats.summary import DEFAULT_MARGIN, PRIMARY_PAIR, REFERENCE_MODEL
 from core.lab.tables import confusion_frame, mean_per_class_f1, summed_confusion
 from core.safe_text import markdown_literal
 from ui.common import data_section, show_figure, show_table
@@ -101,11 +101,20 @@ def _summary(results: Mapping[str, Any]) -> None:
     st.info(sentence_markdown(results["verdict"]))
     margin = next(iter(results["paired"].values()), {}).get("margin", DEFAULT_MARGIN)  # points, as the JSON stores it
     st.caption(
-        f"Each model against A, by the study's rule: equivalent when the 90 % CI of the difference lies within "
+        f"{_judged(results)}, by the study's rule: equivalent when the 90 % CI of the difference lies within "
         f"±{margin:g} points, better or worse when the 95 % CI excludes 0, otherwise inconclusive. One split's "
         f"test windows are fixed, so this interval counts training noise only; a study (python -m core.study) "
         f"cross-validates in time and counts both."
     )
+
+
+def _judged(results: Mapping[str, Any]) -> str:
+    """Which comparisons the results' verdict makes: "B against B-noPE" (both ran), "each model against A"."""
+    models = set(results["summary"])
+    judged = ["B against B-noPE"] if set(PRIMARY_PAIR) <= models else []
+    judged += ["each model against A"] if REFERENCE_MODEL in models and len(models) > 1 else []
+    words = ", and ".join(judged) or "No comparison"
+    return words[:1].upper() + words[1:]
 
 
 def _figures(results: Mapping[str, Any]) -> None:
@@ -137,7 +146,7 @@ def _evaluation_block(evaluation: Any, block: Mapping[str, Any]) -> None:
 def _reproduce(config: Mapping[str, Any]) -> None:
     """The command that reproduces the results, the names to save uploaded files under, their choices' JSON."""
     st.markdown("**Reproduce these numbers headless** (same code path, same JSON):")
-    st.code(command_line(config), language="bash")
+    st.code(command_line(config), language="bash", wrap_lines=True)
     files = files_to_save(config)
     if files:
         shown = ", ".join(markdown_literal(name) for name in files)

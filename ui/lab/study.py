@@ -4,6 +4,7 @@ and opening a saved results or study JSON again."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
@@ -15,7 +16,7 @@ from core.lab.figures import study as figures
 from core.lab.names import DESIGNS
 from core.lab.reopen import open_saved, sentence_markdown
 from core.lab.report import plural
-from core.lab.shipped import read_shipped_studies
+from core.lab.shipped import SHIPPED_STUDIES, STUDY_HEADINGS, read_shipped_studies
 from core.lab.stats.power import STUDY_ADVICE, clipped_words, reaches_bound, too_few_windows
 from core.lab.study import comparisons_table
 from core.lab.study.command import study_command
@@ -56,6 +57,7 @@ from ui.lab.keys import JOB_KEY, MESSAGE_KEY, RESULTS_KEY, STUDY_KEY, WEIGHTS_KE
 from ui.lab.results import draw_or_close
 
 OWN_STUDY = "the study run or opened here"  # the option that shows the session's own study
+FOLDS_DEFAULT = 5  # time-cv's folds unless chosen (StudyPlan's default)
 
 
 @st.cache_resource(show_spinner=False)  # read once per server, shared and never copied: every visitor reads them
@@ -66,49 +68,49 @@ def shipped_studies() -> MappingProxyType[str, dict[str, Any]]:
 
 
 def study_section(data: LoadedData, settings: LabSettings) -> None:
-    """The decomposition, the shipped studies' verdicts (the positive control and the second rig first), one
-    study's comparisons and figures, a study of the current data, Open."""
+    """The decomposition, the shipped studies' verdicts (each once, under the anchor the short answer links to),
+    one study's comparisons and figures, a study of the current data, Open."""
     shipped = shipped_studies()
     st.markdown(
         "One experiment and three seeds cannot answer the question: a **study** cuts every recording into folds "
-        "(in time, or by a load or fault size held out), trains every model on every (repeat, fold, seed), and "
-        "judges **B − B-noPE**, the encoding alone, against a 2-point equivalence margin "
-        "(`results/study_protocol.md`, version 2). B − A, the article's comparison, adds an embedding too: "
-        "split into its two parts, in points with 95 % CIs:"
+        "(in time, or by a load or fault size held out), trains every model on each, and judges **B − B-noPE** "
+        "against a 2-point equivalence margin (`results/study_protocol.md`). B − A, the article's comparison, "
+        "adds an embedding too; its two parts, in points with 95 % CIs:"
     )
     parts = decomposition_table(shipped)
-    if len(parts):
-        st.dataframe(parts, hide_index=True)
-    st.markdown("Each shipped study's primary verdict, in the order the protocol reads them:")
-    for title, study in shipped.items():
-        primary = primary_comparison(study)
-        if primary is None:
-            continue
-        st.markdown(f"{verdict_badge(primary['verdict'])} **{markdown_literal(title)}**")
-        st.markdown(sentence_markdown(primary["sentence"]))
+    if len(parts):  # the long study names get a medium column, so the numbers show beside them on a phone
+        st.dataframe(parts, hide_index=True, column_config={"study": st.column_config.TextColumn(width="medium")})
+    shipped_verdicts(shipped)
     own = st.session_state.get(STUDY_KEY)
     options = list(shipped) + ([OWN_STUDY] if own is not None else [])
     if options:
         pick = st.selectbox("Show the comparisons and figures of", options, key="study_pick")
-        if pick in shipped:
-            draw_or_close(lambda: show_study(shipped[pick]), (), "The shipped study")
+        if pick in shipped:  # its verdict is shown above, once
+            draw_or_close(lambda: show_study(shipped[pick], verdict_shown=True), (), "The shipped study")
         else:  # a study opened from a file is dropped, not drawn again, if it cannot be drawn
             draw_or_close(lambda: show_study(own), (STUDY_KEY,), "The study")
-    run_controls(data, settings)
-    open_saved_file()
+    with st.expander("Run a study on the current data"):
+        run_controls(data, settings)
+    with st.expander("Open a saved results or study file"):
+        open_saved_file()
 
 
-def show_study(study: dict[str, Any]) -> None:
-    """A study's comparisons, and on request its figures; every string of it is shown as text (it may come from
-    a file a visitor opened)."""
-    config, comparisons = study["config"], study["comparisons"]
-    st.caption(
-        f"{markdown_literal(config['design'])} · {plural(config['folds'], 'fold')} × "
-        f"{plural(len(config['seeds']), 'seed')} · "
-        f"models {', '.join(markdown_literal(m) for m in config['models'])} · margin ±{config['margin']:g} "
-        f"points · commit {markdown_literal(config['git_commit'][:10])}"
-    )
-    if comparisons:
+def shipped_verdicts(shipped: Mapping[str, dict[str, Any]]) -> None:
+    """Each shipped study's primary verdict, in the order the protocol reads them: its sentence under a heading
+    whose anchor the short answer links to (core.lab.shipped.study_anchor)."""
+    for name, title in SHIPPED_STUDIES.items():
+        study = shipped.get(title)
+        primary = None if study is None else primary_comparison(study)
+        if primary is None:
+            continue
+        st.markdown(f"##### {STUDY_HEADINGS[name]}")  # its anchor: ui.lab.answer.study_anchor(name)
+        st.markdown(f"{verdict_badge(primary['verdict'])} {sentence_markdown(primary['sentence'])}")
+
+
+def _study_summary(study: dict[str, Any], comparisons: list[dict], verdict_shown: bool) -> None:
+    """The primary's sentence (unless the page showed it above), every model's accuracy, the order gap and the
+    comparisons, the secondary ones in words on request."""
+    if comparisons and not verdict_shown:
         st.markdown(f"{verdict_badge(comparisons[0]['verdict'])} {sentence_markdown(comparisons[0]['sentence'])}")
     st.markdown("**Every model's accuracy** over its runs (spectrum-LR, where run, is blind to order)")
     show_table(model_table(study), "study_models")
@@ -118,8 +120,24 @@ def show_study(study: dict[str, Any]) -> None:
         show_table(comparisons_table(comparisons), "study_comparisons")
     else:
         st.info("This study holds no comparison: it ran none of the pairs of models a study compares.")
-    for comparison in comparisons[1:]:
-        st.caption(sentence_markdown(comparison["sentence"]))
+    if len(comparisons) > 1:
+        with st.expander("The secondary comparisons in words"):
+            for comparison in comparisons[1:]:
+                st.caption(sentence_markdown(comparison["sentence"]))
+
+
+def show_study(study: dict[str, Any], verdict_shown: bool = False) -> None:
+    """A study's comparisons, and on request its figures; every string of it is shown as text (it may come from
+    a file a visitor opened). With `verdict_shown` (a shipped study, whose verdict the page shows above) its
+    primary sentence is not repeated."""
+    config, comparisons = study["config"], study["comparisons"]
+    st.caption(
+        f"{markdown_literal(config['design'])} · {plural(config['folds'], 'fold')} × "
+        f"{plural(len(config['seeds']), 'seed')} · "
+        f"models {', '.join(markdown_literal(m) for m in config['models'])} · margin ±{config['margin']:g} "
+        f"points · commit {markdown_literal(config['git_commit'][:10])}"
+    )
+    _study_summary(study, comparisons, verdict_shown)
     # the rest on request: a shared server renders it only for the visitors who ask
     if not st.toggle("More of this study: every metric, the order test, the figures", key="study_more"):
         return
@@ -188,10 +206,11 @@ def _study_figures(study: dict[str, Any], comparisons: list[dict[str, Any]]) -> 
 def run_controls(data: LoadedData, settings: LabSettings) -> None:
     """The design, folds and seeds of a study of the current data, its wait, and Run (or its command when the
     page may not start it)."""
-    st.subheader("Run a study on the current data")
     left, middle, right = st.columns(3)
     design = left.radio("Design", list(DESIGNS), horizontal=True, key="study_design")
-    folds = middle.slider("Folds (time-cv)", 3, 10, 5, key="study_folds")
+    folds = FOLDS_DEFAULT
+    if design == "time-cv":  # load-out and fault-size take one fold per load or fault size: no count to choose
+        folds = middle.slider("Folds", 3, 10, FOLDS_DEFAULT, key="study_folds")
     seeds = right.slider("Seeds", 1, 6, 3, key="study_seeds")
     try:
         plan = study_plan(data, settings, design, folds, seeds)
@@ -207,7 +226,7 @@ def run_controls(data: LoadedData, settings: LabSettings) -> None:
     refusal = page_refusal(plan.run_count(), seconds)
     if refusal:
         st.warning(refusal)
-        st.code(plan.command, language="bash")
+        st.code(plan.command, language="bash", wrap_lines=True)
         return
     confirmed = confirm_wide(study_wide_answer(data, plan), "accept_wide_study")
     busy = st.session_state.get(JOB_KEY) is not None
@@ -219,7 +238,7 @@ def run_controls(data: LoadedData, settings: LabSettings) -> None:
         else:
             st.rerun()
     st.caption("It runs in the background through the progress panel above, with Stop. Headless:")
-    st.code(plan.command, language="bash")
+    st.code(plan.command, language="bash", wrap_lines=True)
 
 
 def study_plan(data: LoadedData, settings: LabSettings, design: str, folds: int, seeds: int) -> StudyPlan:
@@ -270,7 +289,6 @@ def fold_windows(
 
 def open_saved_file() -> None:
     """The Open control: a saved results or study file back on the page, or one line saying why not."""
-    st.subheader("Open a saved results or study file")
     upload = st.file_uploader(
         "A results or study JSON this lab wrote (.json, or .json.gz)", type=["json", "gz"], key="open_json"
     )

@@ -85,7 +85,7 @@ def similarity_heatmap(matrix: np.ndarray, positions: np.ndarray, title: str, va
         zmin=-limit,
         zmax=limit,
         colorscale=SIGNED_COLORSCALE,
-        colorbar=dict(title=dict(text=value_label)),
+        colorbar=dict(title=dict(text=value_label, side="right")),  # beside the bar: above it, it met the top tick
         hovertemplate="m %{y}<br>n %{x}<br>" + value_label + " %{z:.4f}<extra></extra>",
     )
     layout = _layout(

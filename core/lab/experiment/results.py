@@ -18,8 +18,9 @@ first; an older one is refused by its version. Layout:
     paired        paired[model] = {"metric", "diff_mean", "diff_sd", "n", "ci95", "ci90", "margin", "mde80", "p",
                   "verdict", "sentence"}: model minus the reference model A on the same seeds, in percentage
                   points (as the study JSON), with t-intervals on n - 1 degrees of freedom (None if n < 2)
-    verdict       one paragraph (core.lab.report.verdict): each model against A by the study's rule on one
-                  split (equivalent / better / worse / inconclusive), and what one test window is worth
+    verdict       one paragraph (core.lab.report.verdict): B against B-noPE first when both ran (the study's
+                  primary question), then each model against A, by the study's rule on one split (equivalent /
+                  better / worse / inconclusive), and what one test window is worth
     order_summary per model: runs, accuracy and the accuracy drops (points) with the tokens shuffled and
                   reversed (core.lab.probes.order), mean ± sd and a 95 % CI; each run holds its order_test
 
@@ -55,7 +56,13 @@ from core.lab.contract import (
 from core.lab.names import RESULTS_KEY_RENAMES, rename_keys
 from core.lab.probes.order import order_summary
 from core.lab.report import verdict
-from core.lab.stats.summary import REFERENCE_MODEL, count_test_windows, mean_sd, paired_differences
+from core.lab.stats.summary import (
+    REFERENCE_MODEL,
+    count_test_windows,
+    mean_sd,
+    paired_differences,
+    primary_pair,
+)
 
 # 2: best_epoch, converged, the study's rule; 3: order_test and order_summary; 4: paired differences in points,
 # data.windowing (was split_mode), train.model.heads / layers (were n_heads / n_layers), the windowing comparison
@@ -104,6 +111,7 @@ def build_results(
         raise ValueError(f"each model and seed may appear once in runs; repeated: {duplicates}")
     runs = [{key: to_plain(run[key]) for key in RUN_KEYS} for run in runs]
     paired = paired_differences(runs, metric)
+    primary = primary_pair(runs, metric)
     results = {
         "schema_version": SCHEMA_VERSION,
         "config": to_plain(dict(config)),
@@ -111,7 +119,7 @@ def build_results(
         "runs": runs,
         "summary": summarise(runs),
         "paired": paired,
-        "verdict": verdict(paired, count_test_windows(runs), [run["model"] for run in runs]),
+        "verdict": verdict(paired, count_test_windows(runs), [run["model"] for run in runs], primary),
         "order_summary": order_summary(runs),
     }
     unknown = sorted(set(evaluations or {}) - set(_block_keys()))

@@ -27,12 +27,13 @@ def _thin(x: np.ndarray, y: np.ndarray, max_points: int = MAX_LINE_POINTS) -> tu
     return x[::step], y[::step]
 
 
-def waveform(time_s: np.ndarray, signal: np.ndarray, title: str) -> go.Figure:
-    """A signal excerpt against time, thinned to MAX_LINE_POINTS."""
+def waveform(time_s: np.ndarray, signal: np.ndarray, title: str, y_title: str = "acceleration") -> go.Figure:
+    """A signal excerpt against time, thinned to MAX_LINE_POINTS; `y_title` names what the signal is (a visitor's
+    own file: "your signal")."""
     t, y = _thin(np.asarray(time_s), np.asarray(signal))
     figure = go.Figure(go.Scatter(x=t, y=y.astype(np.float32), mode="lines", line=dict(width=1, color=PALETTE[0])))
     figure.update_xaxes(title="time (s)")
-    figure.update_yaxes(title="acceleration")
+    figure.update_yaxes(title=y_title)
     return _layout(figure, plotly_literal(title), height=300)
 
 

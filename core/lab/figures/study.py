@@ -110,3 +110,44 @@ def half_width_curves(frame: pd.DataFrame) -> go.Figure:
     figure.update_xaxes(title="seeds")
     figure.update_yaxes(title="95 % CI half-width, points", rangemode="tozero")
     return _layout(figure, "What more seeds or folds would buy (from this study's variance components)", height=340)
+
+
+MAP_TRACES = (("control level", "control levels (order-dose curve)"), ("real task", "real tasks"))
+
+
+def order_map(points: Sequence[Mapping[str, Any]]) -> go.Figure:
+    """The map (core.lab.study.map.map_points): x the order gap, y B − B-noPE with its 95 % CI as error bars, each
+    point labelled; the curve's control levels and the real tasks in two colours with a legend; a zero line for
+    each axis (at x = 0 the spectrum alone does as well as any model that sees order)."""
+    figure = go.Figure()
+    figure.add_hline(y=0, line_color="#7f7f7f", line_dash="dot")
+    figure.add_vline(x=0, line_color="#7f7f7f", line_dash="dot")
+    for i, (kind, name) in enumerate(MAP_TRACES):
+        rows = [p for p in points if p["kind"] == kind]
+        if not rows:
+            continue
+        ci = [p["ci95"] or [p["y"], p["y"]] for p in rows]  # no interval (one seed): no bar
+        figure.add_trace(
+            go.Scatter(
+                x=[p["x"] for p in rows],
+                y=[p["y"] for p in rows],
+                mode="markers+text",
+                name=name,
+                marker=dict(color=PALETTE[i], size=10),
+                error_y=dict(
+                    type="data",
+                    symmetric=False,
+                    array=[high - p["y"] for p, (_, high) in zip(rows, ci)],
+                    arrayminus=[p["y"] - low for p, (low, _) in zip(rows, ci)],
+                    color=PALETTE[i],
+                ),
+                text=labels(p["label"] for p in rows),
+                textposition="top center",
+                customdata=labels(p["verdict"] for p in rows),
+                hovertemplate="%{text}: order gap %{x:+.1f}, B − B-noPE %{y:+.1f} points (%{customdata})",
+            )
+        )
+    figure.update_layout(showlegend=True)
+    figure.update_xaxes(title="order gap: best model that sees order − spectrum-LR, points")
+    figure.update_yaxes(title="B − B-noPE, points (95 % CI)")
+    return _layout(figure, "B − B-noPE against the order gap", height=460)

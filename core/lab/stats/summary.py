@@ -15,6 +15,8 @@ import numpy as np
 from core.lab.stats.intervals import bounded, paired_interval, sentence, verdict
 
 REFERENCE_MODEL = "A"
+# the study's primary question, asked on one split too when both ran: B against B-noPE, the encoding alone
+PRIMARY_PAIR = ("B-noPE", "B")
 DEFAULT_MARGIN = 2.0  # points: the equivalence margin of every comparison (results/study_protocol.md says why)
 
 
@@ -78,3 +80,13 @@ def paired_differences(
             pair["sentence"] = f"{model} shares no seed with {reference}, so they cannot be paired."
         paired[model] = pair
     return paired
+
+
+def primary_pair(
+    runs: Sequence[Mapping[str, Any]], metric: str = "accuracy", margin: float = DEFAULT_MARGIN
+) -> dict[str, Any] | None:
+    """B minus B-noPE on the seeds both ran, judged and worded as `paired_differences` judges and words each model
+    against A (the study's primary question, on one split); None unless both ran."""
+    reference, model = PRIMARY_PAIR
+    chosen = [run for run in runs if run["model"] in PRIMARY_PAIR]
+    return paired_differences(chosen, metric, reference=reference, margin=margin).get(model)

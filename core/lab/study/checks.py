@@ -1,12 +1,15 @@
 """The checks of what version 4 of the study JSON added (core.lab.study.contract calls them): the learning
 rates, the --tune-lr trials, a comparison's new fields and the decomposition; and protocol 3's fields (its
 version, the load roles, a baseline's runs). Each raises ValueError naming the
-first place that breaks the contract."""
+first place that breaks the contract. `recount_mismatches` lists the stored scores that do not recount from the
+per-window predictions (the shipped files' tests require none)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
+
+import numpy as np
 
 from core.lab.contract import check_interval, check_keys, check_optional_number, is_int, is_number, is_text, require
 from core.lab.models import BASELINE_MODELS
@@ -95,6 +98,7 @@ def check_comparison_v4(where: str, comparison: Mapping[str, Any]) -> None:
     ci = comparison["ci95_independent"]
     check_interval(f"{where}.ci95_independent", ci)
     require(ci is None or ci[0] <= comparison["diff"] <= ci[1], f"{where}.ci95_independent must lie around diff")
+    check_interval(f"{where}.ci95_resampled", comparison.get("ci95_resampled"))  # protocol 3's optional key
     check_optional_number(f"{where}.error_rate_ratio", comparison["error_rate_ratio"])
     ratio = comparison["error_rate_ratio"]
     require(ratio is None or ratio >= 0, f"{where}.error_rate_ratio must be >= 0")
@@ -126,3 +130,25 @@ def check_decomposition(decomposition: Any) -> None:
         check_keys(where, decomposition[part], PART_KEYS)
         require(is_text(decomposition[part]["a"]) and is_text(decomposition[part]["b"]), f"{where}: model names")
         _check_diff_and_interval(where, decomposition[part])
+
+
+def recount_mismatches(study: Mapping[str, Any]) -> list[str]:
+    """The runs (and sweep runs) whose stored accuracy, balanced accuracy or confusion matrix do not recount
+    exactly from their per-window predictions, as "runs[i] (B seed 0, repeat 0, fold 1): accuracy"; empty when
+    every number recounts. The same arithmetic the scores were made with (core.lab.scores), so equality is exact."""
+    problems = []
+    for part in ("runs", "sweep_runs"):
+        for i, run in enumerate(study.get(part, [])):
+            true, predicted = (np.asarray(run["predictions"][key]) for key in ("true", "predicted"))
+            n_classes = len(run["confusion_matrix"])
+            counts = np.zeros((n_classes, n_classes), dtype=int)
+            np.add.at(counts, (true, predicted), 1)
+            recalls = [float(np.mean(predicted[true == label] == label)) for label in np.unique(true)]
+            recounted = {
+                "accuracy": float(np.mean(true == predicted)),
+                "balanced_accuracy": float(np.mean(recalls)),
+                "confusion_matrix": counts.tolist(),
+            }
+            where = f"{part}[{i}] ({run['model']} seed {run['seed']}, repeat {run['repeat']}, fold {run['fold']})"
+            problems += [f"{where}: {key}" for key, value in recounted.items() if run[key] != value]
+    return problems

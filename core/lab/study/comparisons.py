@@ -22,7 +22,15 @@ has three folds, one per held-out size: it reports each size's effect (`by_fold`
 A study whose config.protocol_version is 3 or more (absent: 2) takes ci95 / ci90 / p / mde80, the leave-one-fold-out
 table and the decomposition from the protocol-3 interval instead (core.lab.stats.variance_components: seeds,
 folds and retested windows, with the share of test windows two folds hold in common read off the stored
-folds), and stores its components as `variance_components`. Older studies re-analyse exactly as before.
+folds), and stores its components as `variance_components`; beside it, `ci95_resampled` keeps version 2's
+corrected resampled t as the conservative reading (at the comparison's own level: Bonferroni-adjusted for a
+secondary one). Older studies re-analyse exactly as before.
+
+A study whose folds share one training set (config.train_loads: every fold trains the same models on the same
+windows and tests them at another load) takes the seed as the unit instead, whatever its protocol
+(core.lab.stats.shared_training): the t interval over seeds of each seed's difference pooled over every test
+window (S - 1 df), conditional on these test windows; `diff` is then that pooled mean, each fold weighing its
+test windows, and `by_fold` keeps the per-load differences.
 """
 
 from __future__ import annotations
@@ -45,7 +53,8 @@ from core.lab.stats.intervals import (
     verdict,
 )
 from core.lab.stats.power import metric_bound
-from core.lab.stats.resampled import error_rate_ratio, independent_interval, leave_one_fold_out
+from core.lab.stats.resampled import error_rate_ratio, independent_interval, leave_one_fold_out, resampled_interval
+from core.lab.stats.shared_training import seed_interval, seed_leave_one_out
 from core.lab.stats.variance_components import block_leave_one_out, components_record, interval_for_protocol
 from core.lab.study.order_gap import order_gap, room_words
 
@@ -74,7 +83,7 @@ COMPARISON_KEYS = (
     "leave_one_fold_out",
     "by_fold",
 )
-OPTIONAL_COMPARISON_KEYS = ("variance_components",)  # protocol 3 on
+OPTIONAL_COMPARISON_KEYS = ("variance_components", "ci95_resampled")  # protocol 3 on
 DECOMPOSITION = (("embedding", "A", "B-noPE"), ("encoding", "B-noPE", "B"), ("total", "A", "B"))
 
 
@@ -128,6 +137,32 @@ def fold_test_train_ratio(study: Mapping[str, Any]) -> float:
 def protocol_version(study: Mapping[str, Any]) -> int:
     """The protocol a study was run under: config.protocol_version, 2 where it is absent."""
     return int(study["config"].get("protocol_version", 2))
+
+
+def shares_training(study: Mapping[str, Any]) -> bool:
+    """Whether every fold trains the same models on the same windows (a load-out study with config.train_loads),
+    so that the seed is the unit of its intervals."""
+    return study["config"].get("train_loads") is not None
+
+
+def fold_test_windows(study: Mapping[str, Any], keys: Sequence[tuple[int, int]]) -> np.ndarray:
+    """The test windows of each (repeat, fold) of `keys`, in that order."""
+    n_test = {(fold["repeat"], fold["fold"]): fold["n_test"] for fold in study["folds"]}
+    return np.array([n_test[key] for key in keys], dtype=np.float64)
+
+
+def study_interval(
+    study: Mapping[str, Any], cells: np.ndarray, keys: Sequence[tuple[int, int]], metric: str
+) -> Interval:
+    """The interval a study reports for its (repeats, folds, seeds) table `cells` (fold keys `keys`), within what
+    `metric` allows: seeds as the unit where the folds share one training set, else its protocol's interval."""
+    if shares_training(study):
+        interval = seed_interval(cells, fold_test_windows(study, keys))
+    else:
+        version = protocol_version(study)
+        overlap = fold_overlap(study, keys) if version >= 3 else None
+        interval = interval_for_protocol(version, cells, fold_test_train_ratio(study), overlap)
+    return bounded(interval, metric)
 
 
 def fold_overlap(study: Mapping[str, Any], keys: Sequence[tuple[int, int]]) -> np.ndarray:
@@ -222,11 +257,9 @@ def compare(
     if not margin > 0:
         raise ValueError(f"the equivalence margin must be positive (in points), got {margin}")
     cells, keys, _ = cell_differences(study, a, b, metric)
-    ratio = fold_test_train_ratio(study)
-    version = protocol_version(study)
-    overlap = fold_overlap(study, keys) if version >= 3 else None
-    interval = bounded(interval_for_protocol(version, cells, ratio, overlap), metric)
+    interval = study_interval(study, cells, keys, metric)
     independent = bounded(independent_interval(cells), metric)
+    resampled = _conservative(study, cells, metric, secondary_count)
     components = components_record(interval)
     if secondary_count:
         interval, independent = _bonferroni(interval, secondary_count), _bonferroni(independent, secondary_count)
@@ -260,27 +293,36 @@ def compare(
         "adjusted": "bonferroni" if secondary_count else None,
         "ci95_independent": independent.ci(0.95),
         "error_rate_ratio": ratio_of_errors,
-        "leave_one_fold_out": None
-        if secondary_count
-        else _leave_one_out(cells, keys, ratio, metric_bound(metric), overlap),
+        "leave_one_fold_out": None if secondary_count else _leave_one_out(study, cells, keys, metric),
         "by_fold": per_fold,
     }
     if components is not None:
         comparison["variance_components"] = components
+    if resampled is not None:
+        comparison["ci95_resampled"] = resampled.ci(0.95)
     return comparison
 
 
+def _conservative(study: Mapping[str, Any], cells: np.ndarray, metric: str, secondary_count: int) -> Interval | None:
+    """Version 2's corrected resampled t of a protocol-3 comparison, at its level (Bonferroni-adjusted for a
+    secondary one): the conservative reading stored beside version 3's interval; None before protocol 3."""
+    if protocol_version(study) < 3:
+        return None
+    resampled = bounded(resampled_interval(cells, fold_test_train_ratio(study)), metric)
+    return _bonferroni(resampled, secondary_count) if secondary_count else resampled
+
+
 def _leave_one_out(
-    cells: np.ndarray,
-    keys: Sequence[tuple[int, int]],
-    ratio: float,
-    bound: float | None,
-    overlap: np.ndarray | None = None,
+    study: Mapping[str, Any], cells: np.ndarray, keys: Sequence[tuple[int, int]], metric: str
 ) -> list[dict[str, Any]]:
-    if overlap is None:
-        rows = leave_one_fold_out(cells, ratio, bound)
+    """The primary's leave-one-fold-out table by the study's own interval (study_interval)."""
+    bound = metric_bound(metric)
+    if shares_training(study):
+        rows = seed_leave_one_out(cells, fold_test_windows(study, keys), bound)
+    elif protocol_version(study) < 3:
+        rows = leave_one_fold_out(cells, fold_test_train_ratio(study), bound)
     else:  # protocol 3's interval, cut at the bound as leave_one_fold_out cuts its own
-        rows = block_leave_one_out(cells, overlap)
+        rows = block_leave_one_out(cells, fold_overlap(study, keys))
         for row in rows:
             if row["ci95"] is not None and bound is not None:
                 row["ci95"] = [max(row["ci95"][0], -bound), min(row["ci95"][1], bound)]
@@ -311,18 +353,15 @@ def primary_comparison(study: Mapping[str, Any]) -> Mapping[str, Any] | None:
 
 def decomposition(study: Mapping[str, Any], metric: str = "accuracy") -> dict[str, Any] | None:
     """B - A split into the embedding's effect (B-noPE - A) and the encoding's (B - B-noPE), each with its
-    unadjusted ci95 (the corrected resampled t; protocol 3: the protocol-3 interval): the diffs are means over
+    unadjusted ci95 (the study's own interval, study_interval): the diffs are means over
     the same cells, so total = embedding + encoding (to the last bit of rounding). None unless the study ran A,
     B and B-noPE."""
     if not {"A", "B", "B-noPE"} <= {run["model"] for run in study["runs"]}:
         return None
-    ratio = fold_test_train_ratio(study)
-    version = protocol_version(study)
     parts: dict[str, Any] = {"metric": metric}
     for name, a, b in DECOMPOSITION:
         cells, keys, _ = cell_differences(study, a, b, metric)
-        overlap = fold_overlap(study, keys) if version >= 3 else None
-        interval = bounded(interval_for_protocol(version, cells, ratio, overlap), metric)
+        interval = study_interval(study, cells, keys, metric)
         parts[name] = {"a": a, "b": b, "diff": interval.diff, "ci95": interval.ci(0.95)}
     return parts
 

@@ -28,7 +28,8 @@
     comparisons     per comparison (core.lab.study.comparisons): a, b, metric, diff, ci95, ci90, margin, mde80, p,
                     p_holm, verdict, sentence, primary (true on exactly one), adjusted ("bonferroni" or null),
                     ci95_independent, error_rate_ratio, leave_one_fold_out (the primary's {repeat, fold, diff,
-                    ci95}, else null), by_fold ({repeat, fold, name, diff, sd}); points throughout
+                    ci95}, else null), by_fold ({repeat, fold, name, diff, sd}); protocol 3 also variance_components
+                    and ci95_resampled (version 2's interval, the conservative reading); points throughout
     decomposition   null, or B - A split: metric, embedding (B-noPE - A), encoding (B - B-noPE), total (B - A),
                     each {a, b, diff, ci95}
     order_summary   per model: the accuracy drops (points) with tokens shuffled / reversed (core.lab.probes.order);

@@ -4,6 +4,7 @@
     curve = build_curve([study_level_0, study_level_1, ...], command)
     save_curve(curve, "results/study_order_curve.json.gz")     # checked; at most MAX_CURVE_BYTES on disk
     load_curve(path)                                            # read back and checked
+    reanalyse_curve(curve)                                      # every level's comparisons again, no retraining
 
 The curve JSON:
 
@@ -38,6 +39,7 @@ from core.lab.contract import read_json, require
 from core.lab.data_spec import DataSpec
 from core.lab.study.contract import validate_study
 from core.lab.study.folds import Fold, make_folds
+from core.lab.study.runner import reanalyse
 
 CURVE_KIND = "order_curve"
 CURVE_SCHEMA_VERSION = 1
@@ -206,3 +208,11 @@ def load_curve(path: str | Path, models: Sequence[str] = ("B", "B-noPE")) -> dic
     curve = read_json(raw, MAX_EXPANDED_BYTES)
     validate_curve(curve, models)
     return curve
+
+
+def reanalyse_curve(curve: Mapping[str, Any]) -> dict[str, Any]:
+    """The curve with every level's study re-analysed from its stored runs (core.lab.study.runner.reanalyse: no
+    retraining) and its level rebuilt around it, the one-patch checks and the command kept; checked."""
+    levels = curve["levels"]
+    studies = [reanalyse(dict(level["study"])) for level in levels]
+    return build_curve(studies, curve["command"], [level["one_patch_rms"] for level in levels])

@@ -15,7 +15,7 @@ import dataclasses
 import itertools
 import platform
 import subprocess
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import InitVar, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -192,8 +192,9 @@ def reanalyse(study: dict[str, Any], metric: str | None = None, margin: float | 
     config["margin"] = float(margin if margin is not None else config["margin"])
     first = [fold for fold in study["folds"] if fold["repeat"] == 0]  # a repeat tests the same windows again
     n_windows = sum(fold["n_test"] for fold in first)
-    used = len({i for fold in first for i in fold["recording"]})  # every recording is tested in some fold
-    config["population"] = population(config["design"], config["data"].get("dataset", ""), used, n_windows)
+    config["population"] = population(
+        config["design"], config["data"].get("dataset", ""), len(recordings_used(study)), n_windows
+    )
     again = {**study, "config": config}
     again["comparisons"] = compare_all(again, config["metric"], config["margin"])
     again["decomposition"] = decomposition(again, config["metric"])
@@ -201,6 +202,16 @@ def reanalyse(study: dict[str, Any], metric: str | None = None, margin: float | 
         again["order_gap"] = gap
     validate_study(again)
     return again
+
+
+def recordings_used(study: Mapping[str, Any]) -> set[int]:
+    """The indices of the recordings a stored study's folds use (as study_config counts them): every one tested in
+    some fold, and with config.train_loads those trained on at those loads, which no fold tests."""
+    used = {i for fold in study["folds"] if fold["repeat"] == 0 for i in fold["recording"]}
+    trained = study["config"].get("train_loads")
+    if trained is not None:
+        used |= {i for i, recording in enumerate(study["recordings"]) if recording["load_hp"] in trained}
+    return used
 
 
 def population(design: str, dataset: str, n_recordings: int, n_windows: int) -> str:

@@ -1,0 +1,129 @@
+"""The map (core.lab.study.map, core.lab.figures.study.order_map): one point per order-curve level and per real
+study, x the order gap and y B - B-noPE, and the one sentence built from the points."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from core.lab.figures.study import order_map
+from core.lab.study.map import NO_POINTS, map_points, map_sentence, study_label
+from tests.figure_checks import figure_problems
+from tests.study_helpers import curve_stub, study_stub
+
+SPECTRAQUEST = {"dataset": "spectraquest", "channel": "a2", "loads": [0, 10, 20, 30]}
+
+
+def easy_level():
+    return study_stub({"B-noPE": 0.5, "B": 1.0, "spectrum-LR": 0.5}, 50.0, [45.0, 55.0], "better")
+
+
+def hard_level():
+    return study_stub({"B-noPE": 0.50, "B": 0.52, "spectrum-LR": 0.49}, 2.0, [-1.0, 5.0], "inconclusive")
+
+
+def time_cv():
+    accuracy = {"A": 0.998, "B-noPE": 0.997, "B": 0.995, "spectrum-LR": 0.999}
+    return study_stub(accuracy, -0.2, [-0.9, 0.5], "equivalent")
+
+
+def load_shift():
+    accuracy = {"A": 0.80, "A+PE": 0.82, "B-noPE": 0.84, "B": 0.85, "spectrum-LR": 0.839}
+    return study_stub(
+        accuracy, 1.0, [-0.5, 2.5], "inconclusive", design="load-out", train_loads=[0], test_loads=[1, 2, 3]
+    )
+
+
+def load_out():
+    accuracy = {"A+PE": 0.99, "B": 0.995, "B-noPE": 0.996, "spectrum-LR": 1.0}
+    return study_stub(accuracy, -0.1, [-0.6, 0.4], "equivalent", design="load-out", data=SPECTRAQUEST)
+
+
+@pytest.fixture
+def points():
+    curve = curve_stub([(3, 16, hard_level()), (0, 48, easy_level())])  # any order: easiest first on the map
+    return map_points([time_cv(), load_shift(), load_out()], curve)
+
+
+def test_each_level_and_study_is_a_point_at_its_order_gap_and_its_primary_difference(points):
+    expected = [  # (label, kind, x = best seeing order - spectrum-LR, y, ci95, verdict, best), by hand
+        ("order curve, level 0 (contrast 48 samples)", "control level", 50.0, 50.0, [45.0, 55.0], "better", "B"),
+        ("order curve, level 3 (contrast 16 samples)", "control level", 3.0, 2.0, [-1.0, 5.0], "inconclusive", "B"),
+        ("CWRU 0 HP time-cv", "real task", -0.4, -0.2, [-0.9, 0.5], "equivalent", "B"),  # A sees no order
+        ("CWRU, trained at 0 HP, tested at 1-3 HP", "real task", 1.1, 1.0, [-0.5, 2.5], "inconclusive", "B"),
+        ("SpectraQuest a2 load-out", "real task", -0.5, -0.1, [-0.6, 0.4], "equivalent", "B"),  # B above A+PE
+    ]
+    assert len(points) == len(expected)
+    for point, (label, kind, x, y, ci95, verdict, best) in zip(points, expected):
+        assert (point["label"], point["kind"], point["verdict"], point["best"]) == (label, kind, verdict, best)
+        assert point["x"] == pytest.approx(x) and point["y"] == y and point["ci95"] == ci95
+
+
+def test_the_sentence_says_what_each_part_of_the_map_shows(points):
+    assert map_sentence(points) == (
+        "On the map, where the order gap is at or below 0 (2 real tasks), B - B-noPE is -0.2 to -0.1 points "
+        "(2 equivalent); where order has room and B reads better (1 control level, order gap +50.0 points), B beats "
+        "B-noPE by 50.0 points; where order has room but B does not read better (1 control level and 1 real task, "
+        "order gap +1.1 to +3.0 points), B - B-noPE is +1.0 to +2.0 points (2 inconclusive)."
+    )
+
+
+def test_the_sentence_names_only_the_parts_the_points_have():
+    blind = map_points([time_cv()])
+    assert map_sentence(blind) == (
+        "On the map, where the order gap is at or below 0 (1 real task), B - B-noPE is -0.2 points (1 equivalent)."
+    )
+    better = map_points([], curve_stub([(0, 48, easy_level()), (1, 24, easy_level())]))
+    assert map_sentence(better) == (
+        "On the map, where order has room and B reads better (2 control levels, order gap +50.0 points), B beats "
+        "B-noPE by 50.0 points."
+    )
+    assert map_sentence([]) == NO_POINTS
+
+
+def test_a_study_that_cannot_be_placed_is_named_in_the_error():
+    without_baseline = study_stub({"B-noPE": 0.9, "B": 0.9}, 0.0, [-1.0, 1.0], "equivalent")
+    with pytest.raises(ValueError, match="CWRU 0 HP time-cv: no order gap"):
+        map_points([without_baseline])
+    other_primary = time_cv()
+    other_primary["comparisons"][0]["a"] = "A"
+    with pytest.raises(ValueError, match="its own name: its primary comparison is not B vs B-noPE"):
+        map_points([other_primary], labels=["its own name"])
+    with pytest.raises(ValueError, match="one label per study"):
+        map_points([time_cv()], labels=[])
+
+
+def test_a_studys_label_says_its_data_and_design():
+    a4 = load_shift()
+    a4["config"].update(data={**SPECTRAQUEST, "channel": "a4"}, train_loads=[0, 10, 20], test_loads=None)
+    a4["recordings"] = [{"load_hp": load} for load in (0, 10, 20, 30, 50, 90)]  # untested: the others
+    assert study_label(a4) == "SpectraQuest a4, trained at 0-20 %, tested at 30-90 %"
+    two = time_cv()
+    two["config"]["data"]["loads"] = [0, 2]
+    assert study_label(two) == "CWRU 0, 2 HP time-cv"
+
+
+def test_the_map_figure_draws_both_kinds_with_their_intervals_a_zero_line_and_titles(points):
+    figure = order_map(points)
+    control, real = figure.data
+    assert (control.name, real.name) == ("control levels (order-dose curve)", "real tasks")
+    assert control.marker.color != real.marker.color and figure.layout.showlegend
+    assert list(control.x) == [50.0, pytest.approx(3.0)] and list(control.y) == [50.0, 2.0]
+    assert list(control.error_y.array) == [5.0, 3.0] and list(control.error_y.arrayminus) == [5.0, 3.0]
+    assert list(real.error_y.array) == pytest.approx([0.7, 1.5, 0.5])
+    assert list(real.error_y.arrayminus) == pytest.approx([0.7, 1.5, 0.5])
+    assert list(real.text) == [
+        "CWRU 0 HP time-cv",
+        "CWRU, trained at 0 HP, tested at 1-3 HP",
+        "SpectraQuest a2 load-out",
+    ]
+    lines = {(shape.x0, shape.x1, shape.y0, shape.y1) for shape in figure.layout.shapes}
+    assert (0, 1, 0, 0) in lines  # y = 0 across the plot (x in paper units)
+    assert "order gap" in figure.layout.xaxis.title.text and "B − B-noPE" in figure.layout.yaxis.title.text
+    assert figure_problems(json.loads(figure.to_json())) == []
+
+
+def test_a_map_of_real_tasks_alone_draws_one_trace():
+    figure = order_map(map_points([time_cv()]))
+    assert [trace.name for trace in figure.data] == ["real tasks"]
