@@ -170,21 +170,24 @@ def open_page(page, url: str, last_text: str, timeout_ms: float = WAIT_MS) -> No
 
 
 @contextmanager
-def chromium_page(viewport: dict, **page_options) -> Iterator[Any]:
+def chromium_page(viewport: dict, default_timeout_ms: float | None = None, **page_options) -> Iterator[Any]:
     """One page of Debian's Chromium (`new_page`), closed afterwards; skips or fails as `_require_chromium`
-    says."""
+    says. Its waits allow WAIT_MS, or `default_timeout_ms` when given."""
     _require_chromium()
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS)
         try:
-            yield new_page(browser, viewport, **page_options)
+            page = new_page(browser, viewport, **page_options)
+            if default_timeout_ms is not None:
+                page.set_default_timeout(default_timeout_ms)
+            yield page
         finally:
             browser.close()
 
 
-def served_page(viewport: dict, **page_options) -> Iterator[tuple]:
+def served_page(viewport: dict, default_timeout_ms: float | None = None, **page_options) -> Iterator[tuple]:
     """For a module-scoped pytest fixture: a fresh `streamlit run app.py` and one Chromium page on it, as
     (page, url), closed afterwards. Skips with the reason where Chromium or Playwright is missing, and fails
     instead under CI (`CI` set), where the browser tests must run."""
@@ -196,7 +199,7 @@ def served_page(viewport: dict, **page_options) -> Iterator[tuple]:
     except ServerDidNotStart as error:
         pytest.fail(str(error))
     try:
-        with chromium_page(viewport, **page_options) as page:
+        with chromium_page(viewport, default_timeout_ms, **page_options) as page:
             yield page, url
     finally:
         stop(process)

@@ -201,7 +201,7 @@ ROOMS = [
         "softmax_saturation",
         "Softmax saturation",
         "The price of attention",
-        6,
+        7,
         "a=2&dk=64&temp=0.5&scores=3%2C1%2C4",
         {"a": "2", "dk": "64", "temp": "0.5"},
         {"scores": "3,1,4"},

@@ -13,6 +13,7 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from core.explain import similarity
 from tests import live_server
 from tests.apptest_utils import ROOT, TIMEOUT, run_page
 from ui.link_values import unusable_choice
@@ -127,21 +128,28 @@ def browser_page():
 
 
 def _type(page, key: str, value: int) -> None:
-    box = page.locator(f".st-key-{key} input")
-    box.fill(str(value))
+    """Drag the Similarity page's position slider `key` to `value` in one move: one release, one new view."""
+    ladder = list(similarity.POSITION_LADDER)
+    track = page.locator(f".st-key-{key} [data-testid=stSlider] [data-orientation=horizontal]").nth(1).bounding_box()
+    now = ladder.index(int(page.locator(f".st-key-{key} [data-testid=stSliderThumbValue]").inner_text()))
+    step = track["width"] / (len(ladder) - 1)
+    start_x, y = track["x"] + now * step, track["y"] + track["height"] / 2
+    page.mouse.move(start_x, y)
+    page.mouse.down()
+    page.mouse.move(track["x"] + ladder.index(value) * step, y, steps=5)
     with live_server.finished_run(page):
-        box.press("Enter")
+        page.mouse.up()
 
 
 def _shows(page, query: str, t: int, k: int) -> None:
-    """The address ends in `query`, the boxes show t and k, and the server has drawn that view (its shift-check
-    metric names both): each view is one finished run, as when a visitor looks before changing the next."""
+    """The address ends in `query`, the sliders show t and k, and the server has drawn that view (the rotation
+    figure's title names both): each view is one finished run, as when a visitor looks before changing the next."""
     from playwright.sync_api import expect
 
     expect(page).to_have_url(re.compile(re.escape(query) + "$"))
-    expect(page.locator(".st-key-t input")).to_have_value(str(t))
-    expect(page.locator(".st-key-k input")).to_have_value(str(k))
-    expect(page.get_by_text(f"M_{k}·PE({t}) − PE({t + k})")).to_be_visible()
+    expect(page.locator(".st-key-t [data-testid=stSliderThumbValue]")).to_have_text(str(t))
+    expect(page.locator(".st-key-k [data-testid=stSliderThumbValue]")).to_have_text(str(k))
+    expect(page.get_by_text(f"One rotation carries PE({t}) to PE({t + k})")).to_be_visible()
     live_server.wait_for_idle(page)
 
 
@@ -162,16 +170,16 @@ def test_back_and_forward_on_the_similarity_page_restore_each_previous_view(brow
     _shows(page, "/similarity", t=10, k=5)
     _type(page, "t", 20)
     _shows(page, "/similarity?t=20", t=20, k=5)
-    _type(page, "k", 7)
-    _shows(page, "/similarity?k=7&t=20", t=20, k=7)
+    _type(page, "k", 8)
+    _shows(page, "/similarity?k=8&t=20", t=20, k=8)
     _back(page)
     _shows(page, "/similarity?t=20", t=20, k=5)  # the view before the last change, not the page before
     _back(page)
     _shows(page, "/similarity", t=10, k=5)
     _forward(page)
     _shows(page, "/similarity?t=20", t=20, k=5)
-    _type(page, "k", 9)  # a new change after Back: the visitor's newest view, Back returns to the one before
-    _shows(page, "/similarity?k=9&t=20", t=20, k=9)
+    _type(page, "k", 12)  # a new change after Back: the visitor's newest view, Back returns to the one before
+    _shows(page, "/similarity?k=12&t=20", t=20, k=12)
     _back(page)
     _shows(page, "/similarity?t=20", t=20, k=5)
 
@@ -188,7 +196,7 @@ def test_a_changed_setting_stays_on_its_page_when_the_visitor_opens_another(brow
         page.locator('[data-testid="stSidebarNav"] a[href$="/encoding_matrix"]').click()
     page.get_by_text("What the naive schemes get wrong").first.wait_for()
     expect(page).to_have_url(re.compile("/encoding_matrix$"))
-    expect(page.locator(".st-key-t input")).to_have_value("10")  # Encoding matrix's own "Position" t, its default
+    expect(page.locator(".st-key-t [data-testid=stSliderThumbValue]")).to_have_text("10")  # its own t, default
     expect(page.locator('[data-testid="stAlert"]')).to_have_count(0)
     # Back returns to the page as the visitor left it, settings and all (not first to its defaults), and
     # Forward to the other page again
@@ -197,7 +205,7 @@ def test_a_changed_setting_stays_on_its_page_when_the_visitor_opens_another(brow
     _forward(page)
     page.get_by_text("What the naive schemes get wrong").first.wait_for()
     expect(page).to_have_url(re.compile("/encoding_matrix$"))
-    expect(page.locator(".st-key-t input")).to_have_value("10")
+    expect(page.locator(".st-key-t [data-testid=stSliderThumbValue]")).to_have_text("10")
 
 
 @pytest.mark.slow
@@ -206,10 +214,10 @@ def test_a_page_link_at_the_end_of_a_page_keeps_the_page_it_left_in_the_history(
 
     page, url = browser_page
     live_server.open_page(page, f"{url}/similarity", "Beyond the trained length")
-    _type(page, "k", 7)
-    _shows(page, "/similarity?k=7", t=10, k=7)
+    _type(page, "k", 8)
+    _shows(page, "/similarity?k=8", t=10, k=8)
     with live_server.finished_run(page):
         page.locator('[data-testid="stPageLink"] a').last.click()  # "Next: ..." in story order
     expect(page).to_have_url(re.compile("/softmax_saturation$"))
     _back(page)
-    _shows(page, "/similarity?k=7", t=10, k=7)
+    _shows(page, "/similarity?k=8", t=10, k=8)
