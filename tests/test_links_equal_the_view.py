@@ -130,6 +130,7 @@ def browser_page():
 def _type(page, key: str, value: int) -> None:
     """Drag the Similarity page's position slider `key` to `value` in one move: one release, one new view."""
     ladder = list(similarity.POSITION_LADDER)
+    page.locator(f".st-key-{key}").scroll_into_view_if_needed()
     track = page.locator(f".st-key-{key} [data-testid=stSlider] [data-orientation=horizontal]").nth(1).bounding_box()
     now = ladder.index(int(page.locator(f".st-key-{key} [data-testid=stSliderThumbValue]").inner_text()))
     step = track["width"] / (len(ladder) - 1)

@@ -151,6 +151,7 @@ WIDE_ELEMENTS = """() => {
     for (const element of main.querySelectorAll('*')) {
         if (!element.checkVisibility({visibilityProperty: true})) continue;
         if (element.closest('details:not([open])') && !element.closest('summary')) continue;
+        if (unseen(element, main)) continue;
         const box = element.getBoundingClientRect();
         if (box.width === 0 || box.height === 0 || box.right <= width + 1) continue;
         const inside = scroller(element);
@@ -169,6 +170,7 @@ CUT_TEXT = """() => {
         if (element.closest('svg, canvas, .js-plotly-plot, [data-testid="stDataFrame"]')) continue;
         if (!element.checkVisibility({visibilityProperty: true})) continue;
         if (element.closest('details:not([open])') && !element.closest('summary')) continue;
+        if (unseen(element, main)) continue;
         const style = getComputedStyle(element);
         if (!['hidden', 'clip'].includes(style.overflowX) && style.textOverflow !== 'ellipsis') continue;
         if (element.scrollWidth <= element.clientWidth + 1 || !(element.textContent || '').trim()) continue;
@@ -177,8 +179,17 @@ CUT_TEXT = """() => {
     }
     return cut;
 }"""
-# where an element sits, by the test ids and widget keys around it, innermost first
-WHERE = """function where(element, main) {
+# where an element sits, by the test ids and widget keys around it, innermost first; and whether it is drawn for
+# assistive technology only (clipped to nothing: a slider's hidden input, a formula's MathML twin)
+WHERE = """function unseen(element, main) {
+    for (let node = element; node && node !== main; node = node.parentElement) {
+        const style = getComputedStyle(node);
+        if (style.clipPath.startsWith('inset(50%') || /rect\((0|1)px/.test(style.clip)) return true;
+        if (node.classList && node.classList.contains('katex-mathml')) return true;
+    }
+    return false;
+}
+function where(element, main) {
     const names = [];
     for (let node = element; node && node !== main; node = node.parentElement) {
         const id = node.getAttribute && node.getAttribute('data-testid');

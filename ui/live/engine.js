@@ -345,7 +345,11 @@ const engine = (() => {
       else if (gd) state.pending.set(name, draw);
     },
     restyle: (name, traceUpdate, traces) =>
-      apply(name, (gd) => directRestyle(name, gd, traceUpdate, traces) || window.Plotly.restyle(gd, traceUpdate, traces)),
+      apply(name, (gd) => {
+        if (directRestyle(name, gd, traceUpdate, traces)) return;
+        touched.delete(name); // Plotly draws it exactly now: an older direct update must not come back at rest
+        window.Plotly.restyle(gd, traceUpdate, traces);
+      }),
     // cells: {z (rows of values), x (column labels), y (row labels), zmin, zmax}; `trace` the heatmap's index
     heatmap: (name, cells, trace = 0) =>
       apply(name, (gd) =>
@@ -358,7 +362,10 @@ const engine = (() => {
             )),
     relayout: (name, layoutUpdate) => apply(name, (gd) => window.Plotly.relayout(gd, layoutUpdate)),
     update: (name, traceUpdate, layoutUpdate, traces) =>
-      apply(name, (gd) => window.Plotly.update(gd, traceUpdate, layoutUpdate, traces)),
+      apply(name, (gd) => {
+        touched.delete(name);
+        window.Plotly.update(gd, traceUpdate, layoutUpdate, traces);
+      }),
     // The figure's title is a line of the page above it (ui.common.show_figure); it follows the figure.
     title: (name, text) => {
       const gd = graph(name);
@@ -467,6 +474,7 @@ const engine = (() => {
         if (position === undefined) return;
         current.view.point({ ...ctx, values: current.last, data: current.data }, position, name);
         state.pointed = { figure: name, position, at: performance.now() };
+        rest(); // what pointing drew straight into the SVG becomes Plotly's own a moment later
       };
       gd.on("plotly_hover", show);
       gd.on("plotly_click", show);

@@ -80,12 +80,8 @@ const similarityView = (() => {
       mode: [...starts.map(() => "lines"), offsets.length <= 128 ? "markers" : "lines"],
     };
     const note = coincidenceNote(result.curves, result.closed);
-    const shown = gd && gd.layout.annotations && gd.layout.annotations[0] ? gd.layout.annotations[0].text : note;
-    const indices = K.range(0, starts.length + 1);
-    // one Plotly call, and a relayout only when the note inside the figure changes
-    if (note !== shown) ctx.update(name, traces, { "annotations[0].text": note }, indices);
-    else ctx.restyle(name, traces, indices);
-    ctx.title(name, title);
+    ctx.restyle(name, traces, K.range(0, starts.length + 1));
+    ctx.title(name, note ? `${title}: ${note}` : title); // core.explain.figures.similarity.offset_curves
   };
   const drawMatrix = (ctx, name, matrix, positions) => {
     const limit = Math.max(...matrix.flat().map(Math.abs)) || 1;
