@@ -44,7 +44,8 @@ def test_defaults_show_offset_only_dependence_and_exact_shift():
 def test_coinciding_curves_say_so_inside_the_figure_and_stay_visible():
     app = run_page()
     lines = [m.value.replace("\\", "") for m in app.markdown]  # the title line escapes markdown
-    assert "**PE(t)·PE(t+k) from 4 starts: the 4 starts give one curve and the closed form, equal up to rounding**" in lines
+    note = "the 4 starts give one curve and the closed form, equal up to rounding"
+    assert f"**PE(t)·PE(t+k) from 4 starts: {note}**" in lines
     widths = [t["line"]["width"] for t in figure_traces(app, "dot_product_vs_offset")[:4]]
     assert widths == sorted(widths, reverse=True) and len(set(widths)) == 4  # widest first: each shows
     assert not any(line.startswith("**learned (init), from 4 starts:") for line in lines)

@@ -181,7 +181,7 @@ CUT_TEXT = """() => {
 }"""
 # where an element sits, by the test ids and widget keys around it, innermost first; and whether it is drawn for
 # assistive technology only (clipped to nothing: a slider's hidden input, a formula's MathML twin)
-WHERE = """function unseen(element, main) {
+WHERE = r"""function unseen(element, main) {
     for (let node = element; node && node !== main; node = node.parentElement) {
         const style = getComputedStyle(node);
         if (style.clipPath.startsWith('inset(50%') || /rect\((0|1)px/.test(style.clip)) return true;
