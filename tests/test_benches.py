@@ -112,3 +112,17 @@ def test_the_studies_script_runs_exactly_the_shipped_studies_commands():
         stored = build_parser().parse_args(shlex.split(load_study(ROOT / "results" / name)["config"]["command"])[3:])
         # the stored command names the uncompressed file the runner wrote before it was packed
         assert {**vars(stored), "out": None} == {**vars(args), "out": None}, name
+
+
+def test_the_version_3_studies_script_runs_protocol_3_with_one_recipe_for_every_study():
+    # the dry run is this script's smoke test: each study trains for an hour or more and writes results/
+    done = run(["bash", "bench/studies_v3.sh"], {"DRY_RUN": "1"})
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[1] == "python bench/order_curve.py --protocol 3"
+    commands = [shlex.split(line) for line in lines if line.startswith("python -m core.study")]
+    parsed = [build_parser().parse_args(words[3:]) for words in commands]
+    assert len(parsed) == 5
+    recipe = {(args.protocol, tuple(args.seeds), args.epochs, args.patience, args.min_delta) for args in parsed}
+    assert recipe == {(3, (0, 1, 2, 3, 4), 100, 20, 0.001)}, recipe  # the protocol's one rule for every study
+    assert all("spectrum-LR" in args.models for args in parsed)
