@@ -118,6 +118,7 @@ def test_pointing_at_a_row_shows_that_position_in_the_vector_and_the_waves(brows
         """() => { const title = document.querySelector('.st-key-figtitle_position_vector strong');
                    return title && title.textContent.includes('pointed at'); }"""
     )
+    page.wait_for_timeout(800)  # drawn straight into the SVG at once, made Plotly's own once the pointer rests
     title = page.locator(".st-key-figtitle_position_vector strong").inner_text()
     position = int(title.split("PE(")[1].split(")")[0])
     assert abs(position - 40) <= 1
