@@ -162,6 +162,16 @@ def finished_run(page, timeout_ms: float = WAIT_MS) -> Iterator[None]:
     page.wait_for_function(RUN_FINISHED, arg=before, timeout=timeout_ms)
 
 
+def open_expander(page, label: str) -> None:
+    """Open a folded part (st.expander) by its label: the browser alone unfolds it, the app does not run."""
+    page.get_by_text(label).first.click()
+
+
+def follow_anchor(link) -> None:
+    """Follow an in-page link (href="#..."): the browser scrolls to its heading, the app does not run."""
+    link.click()
+
+
 def open_page(page, url: str, last_text: str, timeout_ms: float = WAIT_MS) -> None:
     """Load `url` and wait until `last_text` shows and the app's run has finished."""
     page.goto(url, wait_until="domcontentloaded", timeout=timeout_ms)

@@ -51,6 +51,12 @@ BUILDERS = {
     "study.half_width_curves": lambda: study.half_width_curves(
         pd.DataFrame({"folds": [3, 3, 5, 5], "seeds": [1, 2, 1, 2], "half_width": [4.0, 3.0, 3.5, 2.5]})
     ),
+    "study.order_map": lambda: study.order_map(
+        [
+            {"label": "level 0", "kind": "control level", "x": -1.0, "y": 0.5, "ci95": [-1.0, 2.0], "verdict": "v"},
+            {"label": "CWRU", "kind": "real task", "x": 3.0, "y": -0.5, "ci95": None, "verdict": "w"},
+        ]
+    ),
 }
 
 

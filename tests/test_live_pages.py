@@ -17,7 +17,6 @@ from tests import live_server
 pytestmark = pytest.mark.slow
 WAIT_MS = 60_000
 TOLERANCE = 1e-9
-IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 
 
 @pytest.fixture(scope="module")
@@ -45,7 +44,7 @@ def browser_page(served):
 def open_page(page, url: str, path: str) -> None:
     page.goto(f"{url}/{path}")
     page.wait_for_function("() => window.__peLabLive && window.__peLabLive.mount", timeout=WAIT_MS)
-    page.locator(IDLE).wait_for()
+    live_server.wait_for_idle(page, WAIT_MS)
     page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot .main-svg').length > 0")
 
 
@@ -72,6 +71,12 @@ def shown_values(page) -> dict:
 
 
 def figure_data(page, name: str) -> list[dict]:
+    """The traces of figure `name` as Plotly holds them, once it is on screen (a figure off screen waits until it
+    scrolls in) and the page has come to rest."""
+    figure = page.locator(f".st-key-fig_{name}")
+    if not figure.evaluate("e => { const r = e.getBoundingClientRect(); return r.bottom > 0 && r.top < innerHeight; }"):
+        figure.scroll_into_view_if_needed()
+        page.wait_for_timeout(600)
     return page.evaluate(
         """name => {
             const plain = v => ArrayBuffer.isView(v) ? Array.from(v) : Array.isArray(v) ? v.map(plain) : v;
@@ -89,7 +94,7 @@ def close(browser, core) -> None:
 def release_and_wait(page) -> None:
     page.mouse.up()
     page.wait_for_timeout(300)
-    page.locator(IDLE).wait_for()
+    live_server.wait_for_idle(page, WAIT_MS)
 
 
 def test_dragging_positions_redraws_the_matrix_in_the_browser_and_equals_core(browser_page):
@@ -195,8 +200,7 @@ def test_typed_words_and_a_stepped_shuffle_redraw_the_home_demo(browser_page):
     page, url, sent = browser_page
     open_page(page, url, "")
     field = page.locator(".st-key-demo_tokens input")
-    field.click()
-    field.press("End")
+    field.evaluate("e => { e.focus(); e.setSelectionRange(e.value.length, e.value.length); }")  # caret at the end
     before = sent.frames
     field.type(" today", delay=30)  # typed, not yet sent: Streamlit sends a text field on Enter
     page.wait_for_timeout(300)
@@ -210,12 +214,13 @@ def test_typed_words_and_a_stepped_shuffle_redraw_the_home_demo(browser_page):
     close(typed["z"], demo.outputs)
     close(back["z"], demo.shuffled_back)
     assert page.locator(".st-key-live_shuffled strong").inner_text() == " ".join(words[i] for i in order)
-    field.press("Enter")
-    page.locator(IDLE).wait_for()
-    page.locator('.st-key-demo_pe input[type="checkbox"]').locator("..").locator("..").click()
-    page.wait_for_function("() => window.__peLabLive.mount.last.demo_pe === true")
+    with live_server.finished_run(page):
+        field.press("Enter")
+    with live_server.finished_run(page):
+        page.locator('.st-key-demo_pe input[type="checkbox"]').locator("..").locator("..").click()
+        page.wait_for_function("() => window.__peLabLive.mount.last.demo_pe === true")
     verdict = page.locator(".st-key-live_verdict strong").inner_text()
     assert verdict.startswith("Different"), verdict
-    page.locator(IDLE).wait_for()
+    live_server.wait_for_idle(page, WAIT_MS)
     assert json.dumps(True) in json.dumps(shown_values(page)["demo_pe"])
     time.sleep(0.2)

@@ -24,7 +24,6 @@ from ui.rooms import built_rooms
 ROOT = Path(__file__).resolve().parents[1]
 PHONE = {"width": 390, "height": 844}
 WAIT_MS = 60_000
-IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 # Every text of a figure a reader must read: titles, axis titles, tick labels, legend entries, panel titles.
 TEXT_BOXES = """chart => {
     const selector = ['text.gtitle', 'text[class$="title"]', 'g[class$="tick"] > text', 'g[class$="tick2"] > text',
@@ -220,9 +219,9 @@ def _open(page, url: str, path: str) -> None:
 
 
 def _settle(page) -> None:
-    page.locator(IDLE).wait_for(timeout=WAIT_MS)
+    live_server.wait_for_idle(page, WAIT_MS)
     page.wait_for_timeout(1_000)  # a rerun a widget's first value starts
-    page.locator(IDLE).wait_for(timeout=WAIT_MS)
+    live_server.wait_for_idle(page, WAIT_MS)
     for chart in _shown_charts(page):
         chart.scroll_into_view_if_needed(timeout=WAIT_MS)
         chart.locator(".js-plotly-plot .main-svg").first.wait_for(timeout=WAIT_MS)  # drawn, not just placed
@@ -300,15 +299,16 @@ def test_the_fault_lab_at_390_px_is_short_and_its_results_and_commands_fit_the_s
     height = page.evaluate(MAIN_HEIGHT)
     assert height <= FAULT_LAB_PHONE_HEIGHT, f"the Fault lab is {height} px tall at 390 px"
     saved = json.loads((ROOT / "tests" / "data" / "pipeline_every_evaluation.json").read_text())["results"]
-    page.get_by_text("Open a saved results or study file").click()
-    page.locator(".st-key-open_json input[type=file]").set_input_files(
-        files=[{"name": "saved.json", "mimeType": "application/json", "buffer": json.dumps(saved).encode()}]
-    )
+    live_server.open_expander(page, "Open a saved results or study file")
+    with live_server.finished_run(page):
+        page.locator(".st-key-open_json input[type=file]").set_input_files(
+            files=[{"name": "saved.json", "mimeType": "application/json", "buffer": json.dumps(saved).encode()}]
+        )
     page.locator('.st-key-open_json [data-testid="stFileChipName"]').wait_for(timeout=WAIT_MS)
-    page.locator(IDLE).wait_for(timeout=WAIT_MS)
-    page.locator(".st-key-open_file button").click()
+    with live_server.finished_run(page):
+        page.locator(".st-key-open_file button").click()
     page.get_by_text("Reproduce these numbers headless").wait_for(timeout=WAIT_MS)
-    page.get_by_text("Run a study on the current data").click()  # its command, shown too
+    live_server.open_expander(page, "Run a study on the current data")  # its command, shown too
     _settle(page)
     assert _wide(page) == (PHONE["width"], [])
     assert page.evaluate(_with_where(CUT_TEXT)) == []
@@ -329,7 +329,7 @@ def test_every_link_of_the_short_answer_leads_to_the_heading_of_its_verdict(phon
         heading = page.locator(f"h5[id='{anchor}']")
         assert heading.count() == 1, anchor
         assert "B − B-noPE" not in heading.inner_text()  # a short heading; its verdict sentence follows
-    page.locator('[data-testid="stMain"] a[href^="#"]', has_text="details").first.click()
+    live_server.follow_anchor(page.locator('[data-testid="stMain"] a[href^="#"]', has_text="details").first)
     page.wait_for_function(
         "id => { const r = document.getElementById(id).getBoundingClientRect(); return r.top >= 0 && r.top < 844; }",
         arg=anchors[0],

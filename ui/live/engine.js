@@ -106,12 +106,16 @@ const engine = (() => {
   // Figures off screen wait: during a drag only what the visitor sees is redrawn, the rest when it scrolls in or
   // the drag rests. A figure's latest update replaces any older one still waiting.
   const flushPending = () => {
+    let redrew = false;
     for (const [name, redraw] of [...state.pending]) {
       const gd = graph(name);
       if (!gd || !onScreen(gd)) continue;
       state.pending.delete(name);
       redraw();
+      redrew = true;
     }
+    // what scrolled in was drawn the fast way (a canvas, the SVG): it becomes Plotly's own once scrolling rests
+    if (redrew) rest();
   };
   const drawn = [];
   let plotlyMs = 0; // of the current redraw, the time spent inside Plotly (the rest is the kernels and the DOM)
@@ -457,7 +461,8 @@ const engine = (() => {
     new MutationObserver(soon).observe(document.body, {
       subtree: true, attributes: true, attributeFilter: ["aria-valuetext", "value", "aria-checked", "data-selected"],
     });
-    window.addEventListener("scroll", flushPending, { passive: true });
+    // Streamlit's page scrolls inside its main section, not the window: a scroll seen while capturing covers both
+    document.addEventListener("scroll", flushPending, { capture: true, passive: true });
   };
 
   // Pointing at a position in one figure shows it in the others (the view's `point` handler), on hover and tap.
