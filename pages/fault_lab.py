@@ -12,7 +12,7 @@ from ui.common import data_section as one_download
 from ui.common import page_intro, show_figure
 from ui.entry import use_app_navigation
 from ui.lab import experiment as lab
-from ui.lab.answer import STUDY_ANCHOR, answer_card
+from ui.lab.answer import STUDY_ANCHOR, answer_card, shipped_map
 from ui.lab.data import data_section, window_counts
 from ui.lab.keys import JOB_KEY, RESULTS_KEY
 from ui.lab.links import LINK_CHOICES, LINK_NUMBERS
@@ -30,7 +30,7 @@ page_intro(
     "Every number below comes from a stated split and several seeds, and can be repeated headless with "
     "`python -m core.experiment`.",
 )
-answer_card(shipped_studies())
+answer_card(shipped_studies(), shipped_map())
 
 # --- 1. Data ---------------------------------------------------------------------------------------
 st.header("1 · Data")

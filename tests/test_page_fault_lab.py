@@ -16,25 +16,53 @@ from streamlit.testing.v1 import AppTest
 
 from core.lab.data_spec import DataSpec
 from core.lab.experiment import results as results_json
+from core.lab.figures.study import MAP_TRACES
 from core.lab.jobs import JobStatus
 from core.lab.models import ModelConfig, check_model_settings
+from core.lab.shipped import read_map
 from core.lab.vibration import example_csv
 from tests.apptest_utils import (
     ROOT,
     as_array,
     errors,
     figure_traces,
-    figures,
     open_lab,
     set_tiny,
     trace_array,
     train_to_the_end,
 )
+from tests.apptest_utils import figures as page_figures
 from ui.lab import experiment as lab
 from ui.lab import keys
 from ui.lab.data import LoadedData
 
 CWRU_DIR = ROOT.parent / "shared" / "data" / "cwru"
+MAP_TRACE_NAMES = {name for _, name in MAP_TRACES}
+
+
+def _is_map(figure: dict) -> bool:
+    return any(trace.get("name") in MAP_TRACE_NAMES for trace in figure["data"])
+
+
+def figures(at: AppTest) -> list[dict]:
+    """The page's figures below the short answer's map, in order."""
+    return [figure for figure in page_figures(at) if not _is_map(figure)]
+
+
+def test_the_first_figure_is_the_map_of_the_shipped_version_3_studies_with_its_sentence():
+    points, sentence, missing = read_map()
+    if not points:
+        pytest.skip(f"no version-3 study is shipped in results/ ({', '.join(missing)} missing): the map is not drawn")
+    at = open_lab()
+    first = page_figures(at)[0]
+    assert _is_map(first)
+    shown = {(trace["name"], label) for trace in first["data"] for label in trace.get("text") or []}
+    assert len(shown) == len(points)  # one labelled point per shipped study and curve level
+    xs = sorted(x for trace in first["data"] for x in as_array(trace["x"]))
+    np.testing.assert_allclose(xs, sorted(point["x"] for point in points))
+    assert sentence in " ".join(m.value for m in at.markdown).replace("\\", "")  # markdown_literal's escapes
+    captions = " ".join(c.value for c in at.caption)
+    assert all(name in captions for name in missing)  # a study not shipped is named, not silently left out
 
 
 @pytest.fixture(scope="module")

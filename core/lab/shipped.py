@@ -12,6 +12,8 @@ from types import MappingProxyType
 from typing import Any
 
 from core.lab.reopen import open_saved
+from core.lab.study.curve import load_curve
+from core.lab.study.map import map_points, map_sentence
 
 # file name in results/ -> the title the page shows the study under, in the order the page lists them
 SHIPPED_STUDIES: Mapping[str, str] = MappingProxyType(
@@ -44,6 +46,17 @@ STUDY_HEADINGS: Mapping[str, str] = MappingProxyType(
 )
 
 
+# protocol 3's real tasks (results/study_protocol.md), in the order the map lists them, and the order-dose curve
+MAP_STUDIES = (
+    "study_cwru_0hp_time-cv_v3.json.gz",
+    "study_cwru_load-shift_v3.json.gz",
+    "study_spectraquest_a4_load-shift_v3.json.gz",
+    "study_cwru_load-out_v3.json.gz",
+    "study_spectraquest_load-out_v3.json.gz",
+)
+ORDER_CURVE = "study_order_curve.json.gz"
+
+
 def results_dir() -> Path:
     """The repository's results/ folder, where the shipped studies and their protocol live."""
     return Path(__file__).resolve().parents[2] / "results"
@@ -62,3 +75,26 @@ def read_shipped_studies(folder: Path | None = None) -> dict[str, dict[str, Any]
         if kind == "study":
             studies[title] = content
     return studies
+
+
+def read_map(folder: Path | None = None) -> tuple[list[dict[str, Any]], str, list[str]]:
+    """The map of the shipped version-3 studies (core.lab.study.map): its points, its sentence, and the files of
+    MAP_STUDIES and ORDER_CURVE that are missing or refused (the map then shows what is there)."""
+    folder = results_dir() if folder is None else folder
+    studies, missing = [], []
+    for name in MAP_STUDIES:
+        try:
+            kind, content = open_saved((folder / name).read_bytes())
+        except (OSError, ValueError):
+            kind, content = None, None
+        if kind == "study":
+            studies.append(content)
+        else:
+            missing.append(name)
+    try:
+        curve = load_curve(folder / ORDER_CURVE)
+    except (OSError, ValueError):
+        curve = None
+        missing.append(ORDER_CURVE)
+    points = map_points(studies, curve)
+    return points, map_sentence(points), missing

@@ -1,6 +1,8 @@
-"""The Fault lab's opening: the short answer of the shipped studies (core.lab.answer), one plain sentence per rig
-and the positive control's, each coloured by its verdict and linked to its details under 5 · Study (where each
-verdict's full sentence is shown, once), the legend, the words it uses explained and the models named."""
+"""The Fault lab's opening: the map of the version-3 studies (core.lab.study.map: where order has room, and what
+the encoding does there) with its sentence, then the short answer of the shipped studies (core.lab.answer), one
+plain sentence per rig and the positive control's, each coloured by its verdict and linked to its details under
+5 · Study (where each verdict's full sentence is shown, once), the legend, the words it uses explained and the
+models named."""
 
 from __future__ import annotations
 
@@ -8,11 +10,15 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+import pandas as pd
 import streamlit as st
 
 from core.lab.answer import GLOSSARY, VERDICT_COLOURS, VERDICT_MEANINGS, answer_line, control_check, model_table
-from core.lab.shipped import ANSWER_TOPICS, SHIPPED_STUDIES, STUDY_HEADINGS
+from core.lab.figures.study import order_map
+from core.lab.shipped import ANSWER_TOPICS, SHIPPED_STUDIES, STUDY_HEADINGS, read_map
+from core.lab.study.map import POINT_KEYS
 from core.safe_text import markdown_literal
+from ui.common import show_figure
 
 CONTROL_FILE = "study_order_control.json"
 STUDY_ANCHOR = "study"  # the Study section's header anchor
@@ -37,12 +43,39 @@ def verdict_badge(word: str) -> str:
     return f":{VERDICT_COLOURS.get(word, 'gray')}-badge[{markdown_literal(word)}]"
 
 
-def answer_card(shipped: Mapping[str, dict[str, Any]]) -> None:
-    """The short answer: one coloured plain sentence per study of ANSWER_TOPICS that is shipped (the rigs, then the
-    positive control with its checks), each linked to its details; the glossary (the verdict words' colours first)
-    and the models, folded away."""
+@st.cache_resource(show_spinner=False)  # read once per server: every visitor sees the same shipped files
+def shipped_map() -> tuple[tuple[dict[str, Any], ...], str, tuple[str, ...]]:
+    """The map of the shipped version-3 studies (core.lab.shipped.read_map), read-only."""
+    points, sentence, missing = read_map()
+    return tuple(points), sentence, tuple(missing)
+
+
+def map_view(points: tuple[dict[str, Any], ...], sentence: str, missing: tuple[str, ...]) -> None:
+    """The map, its sentence, and which of its files this server lacks (a point appears when its study ships)."""
+    if points:
+        show_figure(
+            order_map(points).update_layout(title="Where order has room, and what the encoding does there"),
+            pd.DataFrame([{key: point[key] for key in POINT_KEYS} for point in points]),
+            "order_map",
+        )
+    st.markdown(markdown_literal(sentence, 1_000))
+    st.caption(
+        "x: the order gap, the best accuracy of a model that sees order minus a linear classifier of the spectrum "
+        "alone (spectrum-LR), in points: at or below 0 the spectrum alone does as well, so order has no room. "
+        "y: B − B-noPE, what the encoding alone does, with its 95 % CI."
+        + (f" Not on this server (no point for them): {', '.join(missing)}." if missing else "")
+    )
+
+
+def answer_card(shipped: Mapping[str, dict[str, Any]], shipped_map_view: tuple | None = None) -> None:
+    """The short answer: the map of the version-3 studies first (`shipped_map_view`, shipped_map's value), then
+    one coloured plain sentence per study of ANSWER_TOPICS that is shipped (the rigs, then the positive control
+    with its checks), each linked to its details; the glossary (the verdict words' colours first) and the models,
+    folded away."""
     with st.container(border=True):
         st.subheader("The short answer", anchor="answer")
+        if shipped_map_view is not None and shipped_map_view[0]:
+            map_view(*shipped_map_view)
         lines = 0
         for name, where in ANSWER_TOPICS.items():
             study = shipped.get(SHIPPED_STUDIES[name])
