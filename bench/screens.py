@@ -1,6 +1,7 @@
 """Screenshots of every page of the app at 390 x 844 (a phone) and 1400 x 900, for a human to look at:
-docs/screens/<page>-390.png and <page>-1400.png, the first screen of each page, each under 300 kB. The pages are
-the home page and every room of ui.rooms (the list the navigation reads), so a page added later is taken too.
+docs/screens/<page>-390.png and <page>-1400.png, the first screen of each page, each under 300 kB, and the Fault
+lab's map alone (fault_lab-map-<width>.png). The pages are the home page and every room of ui.rooms (the list the
+navigation reads), so a page added later is taken too.
 
     python bench/screens.py            # starts `streamlit run app.py` (tests/live_server.py), Debian's Chromium
     python bench/screens.py fault_lab  # only these pages
@@ -28,6 +29,7 @@ SIZES = {390: {"width": 390, "height": 844}, 1400: {"width": 1400, "height": 900
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 LIMIT_BYTES = 300_000
 WAIT_MS = 120_000
+MAP_FIGURE = "order_map"  # the Fault lab's first figure, also written alone as docs/screens/fault_lab-map-<width>.png
 
 
 def pages() -> dict[str, str]:
@@ -61,6 +63,10 @@ def take(page, url: str, path: str, target: Path) -> int:
         charts.first.locator(".main-svg").first.wait_for(timeout=WAIT_MS)
     page.wait_for_timeout(500)  # plotly's last redraw
     page.screenshot(path=str(target))
+    figure = page.locator(f".st-key-fig_{MAP_FIGURE}")
+    if path == "fault_lab" and figure.count():  # the map alone too, for the README's study section
+        figure.screenshot(path=str(target.with_name(target.name.replace("fault_lab-", "fault_lab-map-"))))
+        shrink(target.with_name(target.name.replace("fault_lab-", "fault_lab-map-")))
     return shrink(target)
 
 
