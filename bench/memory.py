@@ -53,17 +53,17 @@ EIGHT_DIMENSIONS = "&".join(f"dims={d}" for d in (0, 1, 2, 3, 20, 60, 500, 1000)
 SIXTEEN_SCORES = "%2C".join(str(s) for s in (1e6, -1e6, 3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7))
 SIMILARITY = f"similarity?d=1024&base={BASES_MAX}&n=1024&kmax=512&t=1024&k=1024"
 EXPLAINER_STEPS = [
-    ("home", "", "The rooms of the lab"),
+    ("home", "", "The path through the lab"),
     (
         "encoding matrix, largest",
         f"encoding_matrix?n=4096&d=1024&base={BASES_MAX}&layout=concatenated&zr=4000&zc=960&t=4095&{EIGHT_DIMENSIONS}",
         "What the naive schemes get wrong",
     ),
     ("wavelengths, largest", f"wavelengths?d=1024&base={BASES_MAX}&bits=6", "The binary-counter analogy"),
-    ("similarity, learned (init)", SIMILARITY, "The same picture for the other schemes"),  # the default scheme
+    ("similarity, learned (init)", SIMILARITY, "Beyond the trained length"),  # the default scheme
     ("similarity, RoPE", f"{SIMILARITY}&scheme=RoPE&s=512", "Shift both positions by s"),
-    ("similarity, ALiBi", f"{SIMILARITY}&scheme=ALiBi", "The same picture for the other schemes"),
-    ("similarity, complex", f"{SIMILARITY}&scheme=complex+%28Wang+et+al.%29", "The same picture for the other schemes"),
+    ("similarity, ALiBi", f"{SIMILARITY}&scheme=ALiBi", "Beyond the trained length"),
+    ("similarity, complex", f"{SIMILARITY}&scheme=complex+%28Wang+et+al.%29", "Beyond the trained length"),
     (
         "softmax saturation, largest",
         f"softmax_saturation?a=1000&mc=8000&dk=4096&temp=10&n=4096&scores={SIXTEEN_SCORES}",

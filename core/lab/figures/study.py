@@ -148,6 +148,7 @@ def order_map(points: Sequence[Mapping[str, Any]]) -> go.Figure:
             )
         )
     figure.update_layout(showlegend=True)
-    figure.update_xaxes(title="order gap: best model that sees order − spectrum-LR, points")
+    # what the gap is, the caption under the map says: a longer title ran past the figure at 390 px
+    figure.update_xaxes(title="order gap, points")
     figure.update_yaxes(title="B − B-noPE, points (95 % CI)")
     return _layout(figure, "B − B-noPE against the order gap", height=460)
