@@ -29,8 +29,9 @@ from core.lab.vibration.inspect import inspect_vibration_file, propose
 from core.lab.vibration.matlab import inspect_mat
 from core.lab.vibration.windows import make_windows
 from core.lab.wait import (
+    Workload,
     describe_wait,
-    expected_seconds,
+    estimate,
     fold_training_windows,
     page_refusal,
     plan_training_windows,
@@ -132,9 +133,11 @@ def two_classes(length: int) -> list[Recording]:
 
 def test_the_expected_seconds_are_runs_times_windows_times_epochs_at_the_speed_side_by_side():
     assert windows_per_second(1024) == 4_800 and windows_per_second(256) == 19_200
-    assert expected_seconds(1_000, 10, 40, 4_800, workers=2) == pytest.approx(10 * 1_000 * 40 / 4_800 / 2)
-    assert expected_seconds(480, 1, 10, 4_800) == pytest.approx(1.0)
-    assert expected_seconds(480, 1, 10, 4_800, workers=0) == pytest.approx(1.0)  # no workers: one at a time
+    assert estimate(Workload(10, 1_000, 40, workers=2)) == pytest.approx(10 * 1_000 * 40 / 4_800 / 2)
+    assert estimate(Workload(1, 480, 10)) == pytest.approx(1.0)
+    assert estimate(Workload(1, 480, 10, workers=0)) == pytest.approx(1.0)  # no workers: one at a time
+    assert estimate(Workload(3, 480, 10, workers=2)) == pytest.approx(2.0)  # 3 runs on 2 workers: 2 rounds
+    assert estimate(Workload(1, 480, 10, window=256)) == pytest.approx(0.25)  # a quarter of the samples
 
 
 def test_a_plans_training_windows_are_those_of_its_real_cut():

@@ -44,7 +44,7 @@ LAYERS: list[tuple[str, ...]] = [
         "core.lab.explorer",
     ),
     ("core.lab.side_by_side", "core.lab.backends", "core.lab.cli_args", "core.lab.runs"),
-    ("core.lab.study",),  # below the evaluations and the experiment: the study never imports them
+    ("core.lab.study", "core.lab.wait"),  # below the evaluations and the experiment: the study never imports them
     ("core.lab.evaluations",),
     ("core.lab.experiment",),
     ("core.lab", "core.lab.jobs", "core.lab.reopen", "core.lab.figures", "core.lab.shipped"),

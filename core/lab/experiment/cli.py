@@ -54,6 +54,7 @@ from core.lab.runs import Event, RunFinished, StageStarted
 from core.lab.stats.power import EXPERIMENT_ADVICE, too_few_windows
 from core.lab.vibration import DataError
 from core.lab.vibration.windows import DEFAULT_SHARES, WindowSet
+from core.lab.wait import plan_wait_line
 
 
 def _windowing_list(text: str) -> list[str]:
@@ -225,6 +226,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         wide = too_few_windows(main_test_windows(plan, plan.data), "this experiment", EXPERIMENT_ADVICE)
         if wide and not args.accept_wide:
             return refuse_wide(wide)
+        if not args.quiet:
+            print(plan_wait_line(plan), flush=True)
         results = run_plan(plan, progress=None if args.quiet else say)
     except (DataError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
