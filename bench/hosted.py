@@ -321,8 +321,14 @@ def second_tab_closed(browser, url: str, files: dict) -> list[str]:
 
 def every_model_link(browser, url: str, files: dict) -> list[str]:
     models = "&".join(f"models={urllib.parse.quote(m)}" for m in MODEL_NAMES)
-    sweeps = "&".join(f"dms={d}" for d in (16, 32, 64, 128)) + "&" + "&".join(f"snr={s}" for s in (-4, 0, 4, 8, 12))
-    page = open_page(browser, url, f"fault_lab?{models}&seeds=5&epochs=50&cmp=true&{sweeps}", "3 · Experiment")
+    sweeps = (
+        "&".join(f"d_model_sweep={d}" for d in (16, 32, 64, 128))
+        + "&"
+        + "&".join(f"snr={s}" for s in (-4, 0, 4, 8, 12))
+    )
+    page = open_page(
+        browser, url, f"fault_lab?{models}&n_seeds=5&epochs=50&compare_windowings=true&{sweeps}", "3 · Experiment"
+    )
     button = page.locator(".st-key-train button")
     if button.is_disabled():
         return messages(page) + ["(Train is disabled)"]
@@ -357,7 +363,7 @@ def upload_and_press(browser, url: str, query: str, uploader: str, paths: list, 
 
 
 def mat_bomb(browser, url: str, files: dict) -> list[str]:
-    return upload_and_press(browser, url, "fault_lab?src=csv", "csv_files", [files["bomb"]], "load_csv")
+    return upload_and_press(browser, url, "fault_lab?dataset=csv", "csv_files", [files["bomb"]], "load_csv")
 
 
 def many_classes_json(browser, url: str, files: dict) -> list[str]:
@@ -370,11 +376,11 @@ def deep_json(browser, url: str, files: dict) -> list[str]:
 
 def near_limit_files(browser, url: str, files: dict) -> list[str]:
     paths = [files[f"big{i}"] for i in range(3)]
-    return upload_and_press(browser, url, "fault_lab?src=csv", "csv_files", paths, "load_csv")
+    return upload_and_press(browser, url, "fault_lab?dataset=csv", "csv_files", paths, "load_csv")
 
 
 def typed_paths(browser, url: str, files: dict) -> list[str]:
-    page = open_page(browser, url, "fault_lab?src=cwru", "1 · Data")
+    page = open_page(browser, url, "fault_lab?dataset=cwru", "1 · Data")
     before, lines = set(messages(page)), []
     for label, typed in (
         ("~root/x", "~root/x"),

@@ -81,7 +81,7 @@ CACHE_FILLING_STEPS = [
     for base in BASES
     for layout in ("interleaved", "concatenated")
 ]
-ALL_LOADS = "&".join(f"dloads={load}" for load in (0, 1, 2, 3))
+ALL_LOADS = "&".join(f"loads={load}" for load in (0, 1, 2, 3))
 
 
 def status_kb(pid: int, field_name: str) -> int:
@@ -187,7 +187,7 @@ def tour(page, url: str, train_timeout_s: float, report, fill_caches: bool = Fal
 
     if not smoke:  # the Fault lab's largest data: all four loads, 2048-sample windows for the window counts
         start = time.perf_counter()
-        page.goto(f"{url}/fault_lab?src=synthetic&{ALL_LOADS}&win=2048", wait_until="domcontentloaded")
+        page.goto(f"{url}/fault_lab?dataset=synthetic&{ALL_LOADS}&window=2048", wait_until="domcontentloaded")
         settle(page, "3 · Experiment")
         page.get_by_role("button", name="Use the synthetic set").click()
         settle(page, "loads 0, 1, 2, 3 HP)")

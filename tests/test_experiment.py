@@ -146,7 +146,13 @@ def test_the_command_line_of_a_results_config_reproduces_its_settings(tmp_path):
     assert plan.config.to_dict() == config["train"]
     assert (plan.models, plan.seeds, plan.metric) == (config["models"], config["seeds"], config["metric"])
     assert plan.evaluations == config["evaluations"]
-    assert plan.cutting == {"window": 128, "stride": 96, "shares": (0.6, 0.2, 0.2), "windowing": "random", "seed": 7}
+    assert plan.cutting == {
+        "window": 128,
+        "stride": 96,
+        "shares": (0.6, 0.2, 0.2),
+        "windowing": "random",
+        "windowing_seed": 7,
+    }
     for key, value in plan.data_settings.items():
         assert config["data"][key] == value, key
 

@@ -76,7 +76,7 @@ def test_the_page_tells_its_wait_from_the_calibration_then_from_the_presses_it_f
     from ui.lab.experiment import speed_model
 
     at = open_lab()
-    set_tiny(at, seeds=1)
+    set_tiny(at, n_seeds=1)
     before = speed_model().presses
     told = [c.value for c in at.caption if "training run" in c.value and "on this server" in c.value]
     assert told, [c.value for c in at.caption]

@@ -240,7 +240,7 @@ def _model_controls(default: tuple[str, ...]) -> dict[str, Any]:
         "Tokens",
         TOKENS,
         horizontal=True,
-        key="tok",
+        key="tokens",
         bind="query-params",
         help="time: the window cut into patches of samples. fft: the window's spectrum cut into "
         "bands, so a token's index means a frequency band.",
@@ -266,14 +266,14 @@ def _shape_controls(models: Sequence[str]) -> dict[str, Any]:
     """The window, the tokens' width, the embedding width (shown only when a chosen model has an embedding) and
     the attention heads."""
     left, middle, right, far = st.columns(4)
-    window = left.selectbox("Window (samples)", WINDOWS, index=2, key="win", bind="query-params")
+    window = left.selectbox("Window (samples)", WINDOWS, index=2, key="window", bind="query-params")
     patch = middle.selectbox("Patch (samples or bins per token)", PATCHES, index=2, key="patch", bind="query-params")
     d_model = D_MODEL_OF_PATCH
     if any(has_embedding(model) for model in models):  # A and A+PE take the patch length: no width to choose
         d_model = right.selectbox(
             "d_model (embedding models)",
             D_MODELS,
-            key="dm",
+            key="d_model",
             bind="query-params",
             help="A's d_model is the patch length: it has no embedding.",
         )
@@ -291,13 +291,13 @@ def _training_controls() -> dict[str, Any]:
     left, middle, right, far = st.columns(4)
     layers = left.slider("Layers", *LAYERS, 2, key="layers", bind="query-params")
     epochs = middle.slider("Epochs (max; early stopping)", *EPOCHS, DEFAULT_EPOCHS, key="epochs", bind="query-params")
-    n_seeds = right.slider("Seeds", *SEEDS, 3, key="seeds", bind="query-params")
+    n_seeds = right.slider("Seeds", *SEEDS, 3, key="n_seeds", bind="query-params")
     rates = list(LEARNING_RATES)
     learning_rate = far.selectbox(
         "Learning rate",
         rates,
         index=rates.index(DEFAULT_LEARNING_RATE),
-        key="lr",
+        key="learning_rate",
         bind="query-params",
         help="AdamW; the CLI's default is the same.",
     )

@@ -77,7 +77,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ints, floats = parse_list("ints"), parse_list("floats")
     data = DataSpec.add_arguments(parser, ints)
-    data.add_argument("--split-seed", type=int, help="seed of the random windowing (default: --data-seed)")
+    data.add_argument(
+        *flag_names("--windowing-seed", EXPERIMENT_FLAG_ALIASES),
+        dest="windowing_seed",
+        type=int,
+        help="seed of the random windowing (default: --data-seed; --split-seed is its old name)",
+    )
     data.add_argument("--window", type=int, default=1024, help="samples per window")
     data.add_argument("--stride", type=int, help="samples between window starts (default: the window, no overlap)")
     data.add_argument(
@@ -122,7 +127,7 @@ def make_plan(args: argparse.Namespace) -> Plan:
             "stride": args.stride,
             "shares": tuple(args.shares),
             "windowing": args.windowing[0],
-            "seed": args.data_seed if args.split_seed is None else args.split_seed,
+            "windowing_seed": args.data_seed if args.windowing_seed is None else args.windowing_seed,
         },
         evaluations=evaluation_values,
         workers=workers,
@@ -160,7 +165,7 @@ def _text(value: Any) -> str:
 def _windowing_argv(data: Mapping[str, Any]) -> list[str]:
     words = []
     if "split_seed" in data and data["split_seed"] != data.get("data_seed", 0):
-        words += ["--split-seed", str(data["split_seed"])]
+        words += ["--windowing-seed", str(data["split_seed"])]
     words += ["--window", str(data["window"])]
     if data["stride"] != data["window"]:
         words += ["--stride", str(data["stride"])]
