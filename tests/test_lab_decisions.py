@@ -73,14 +73,19 @@ def test_a_shipped_study_that_is_missing_or_refused_is_left_out_and_the_others_k
 PAGE_DEFAULTS = (
     "python -m core.study --dataset synthetic --loads 0 --duration 10 --data-seed 0 --window 1024 --design time-cv "
     "--folds 5 --models A,B --tokens time --patch 32 --heads 4 --layers 2 --dropout 0.1 --pe-base 10000 "
-    "--pe-scale 1 --input-dropout-for-all --seeds 0,1,2 --epochs 40 --batch-size 64 --lr 0.003 "
-    "--lr-schedule constant --weight-decay 0.01 --patience 10 --warmup-epochs 1 --threads 1 --out study.json"
+    "--pe-scale 1 --input-dropout-for-all --seeds 0,1,2 --epochs 40 --batch-size 64 "
+    "--learning-rate 0.003 --lr-schedule constant --weight-decay 0.01 --patience 10 --warmup-epochs 1 --threads 1 "
+    "--out study.json"
 )
 
 
 def test_the_study_command_of_the_pages_defaults_is_written_out_in_full():
     command = study_command(DataSpec(), "time-cv", 5, range(3), ("A", "B"), 1024, TrainConfig())
     assert command == PAGE_DEFAULTS
+    # the same command as the page printed it before --learning-rate (--lr) still runs, to the same settings
+    parser = build_parser()
+    printed_before = PAGE_DEFAULTS.replace("--learning-rate", "--lr")
+    assert parser.parse_args(printed_before.split()[3:]) == parser.parse_args(PAGE_DEFAULTS.split()[3:])
 
 
 def test_every_setting_of_a_study_command_parses_back_to_the_same_value():
