@@ -25,7 +25,7 @@ from core.lab import report  # noqa: E402
 from ui.lab import keys  # noqa: E402
 
 CWRU_DIR = ROOT.parent / "shared" / "data" / "cwru"
-SMOKE_LINK = "seeds=1&epochs=1&layers=1&win=512"  # the page's smallest press, as a link (the benches' --smoke)
+SMOKE_LINK = "n_seeds=1&epochs=1&layers=1&window=512"  # the page's smallest press, as a link (the benches' --smoke)
 
 
 def click_and_wait(at: AppTest) -> float:
@@ -67,8 +67,8 @@ def main(argv: list[str] | None = None) -> None:
         at.query_params[key] = value
     at.run()
     print(
-        f"settings: models {at.multiselect(key='models').value}, seeds {at.slider(key='seeds').value}, "
-        f"epochs {at.slider(key='epochs').value}, window {at.selectbox(key='win').value}, "
+        f"settings: models {at.multiselect(key='models').value}, seeds {at.slider(key='n_seeds').value}, "
+        f"epochs {at.slider(key='epochs').value}, window {at.selectbox(key='window').value}, "
         f"windowing {at.radio(key='windowing').value}"
     )
     press_train(at, "synthetic set (default)")
@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> None:
     if not CWRU_DIR.is_dir():
         print(f"\nCWRU skipped: {CWRU_DIR} not found")
         return
-    at.radio(key="src").set_value("cwru").run()
+    at.radio(key="dataset").set_value("cwru").run()
     at.text_input(key="cwru_dir").set_value(str(CWRU_DIR)).run()
     at.button(key="load_cwru").click().run()
     press_train(at, "CWRU 0 HP")

@@ -321,8 +321,14 @@ def second_tab_closed(browser, url: str, files: dict) -> list[str]:
 
 def every_model_link(browser, url: str, files: dict) -> list[str]:
     models = "&".join(f"models={urllib.parse.quote(m)}" for m in MODEL_NAMES)
-    sweeps = "&".join(f"dms={d}" for d in (16, 32, 64, 128)) + "&" + "&".join(f"snr={s}" for s in (-4, 0, 4, 8, 12))
-    page = open_page(browser, url, f"fault_lab?{models}&seeds=5&epochs=50&cmp=true&{sweeps}", "3 · Experiment")
+    sweeps = (
+        "&".join(f"d_model_sweep={d}" for d in (16, 32, 64, 128))
+        + "&"
+        + "&".join(f"snr={s}" for s in (-4, 0, 4, 8, 12))
+    )
+    page = open_page(
+        browser, url, f"fault_lab?{models}&n_seeds=5&epochs=50&compare_windowings=true&{sweeps}", "3 · Experiment"
+    )
     button = page.locator(".st-key-train button")
     if button.is_disabled():
         return messages(page) + ["(Train is disabled)"]
@@ -357,7 +363,7 @@ def upload_and_press(browser, url: str, query: str, uploader: str, paths: list, 
 
 
 def mat_bomb(browser, url: str, files: dict) -> list[str]:
-    return upload_and_press(browser, url, "fault_lab?src=csv", "csv_files", [files["bomb"]], "load_csv")
+    return upload_and_press(browser, url, "fault_lab?dataset=csv", "csv_files", [files["bomb"]], "load_csv")
 
 
 def many_classes_json(browser, url: str, files: dict) -> list[str]:
@@ -370,11 +376,11 @@ def deep_json(browser, url: str, files: dict) -> list[str]:
 
 def near_limit_files(browser, url: str, files: dict) -> list[str]:
     paths = [files[f"big{i}"] for i in range(3)]
-    return upload_and_press(browser, url, "fault_lab?src=csv", "csv_files", paths, "load_csv")
+    return upload_and_press(browser, url, "fault_lab?dataset=csv", "csv_files", paths, "load_csv")
 
 
 def typed_paths(browser, url: str, files: dict) -> list[str]:
-    page = open_page(browser, url, "fault_lab?src=cwru", "1 · Data")
+    page = open_page(browser, url, "fault_lab?dataset=cwru", "1 · Data")
     before, lines = set(messages(page)), []
     for label, typed in (
         ("~root/x", "~root/x"),
@@ -469,6 +475,110 @@ def hostile_visitor(
 # --- the run -----------------------------------------------------------------------------------------------
 
 
+def run_visitors(
+    process, url: str, cage: MemoryCage, watch: MemoryWatch, visitors: dict, attacks: list, files: dict, budget_s: float
+) -> tuple[dict[str, dict], list, list[str]]:
+    """The ordinary visitors and the hostile one, side by side until the budget is spent, while a watcher says
+    when the server process ends: each visitor's outcome, the hostile visitor's report, the threads still busy."""
+
+    def memory() -> str:
+        now, peak = cage.current_bytes(), cage.peak_bytes()
+        if now is not None:
+            return f"cgroup {now / 1e6:.0f} MB, peak so far " + (f"{peak / 1e6:.0f} MB" if peak else "n/a")
+        return f"resident {mb(watch.server_rss_kb):.0f} MB, peak so far {mb(watch.server_peak_kb):.0f} MB"
+
+    def watch_server() -> None:
+        while process.poll() is None and not done.is_set():
+            done.wait(0.5)
+        if process.poll() is not None:
+            server_gone.set()
+            say("bench", f"the server process ended (exit {process.returncode}; OOM kills: {cage.oom_kills()})")
+
+    done = threading.Event()
+    watcher = threading.Thread(target=watch_server, daemon=True)
+    watcher.start()
+    deadline = time.perf_counter() + budget_s
+    outcomes: dict[str, dict] = {name: {} for name in visitors}
+    report: list = []
+    threads = [
+        threading.Thread(
+            target=ordinary_visitor, args=(name, url, deadline, outcome, visitors[name]), name=name, daemon=True
+        )
+        for name, outcome in outcomes.items()
+    ]
+    threads.append(
+        threading.Thread(
+            target=hostile_visitor, args=(url, files, deadline, report, memory, attacks), name="hostile", daemon=True
+        )
+    )
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=max(1.0, deadline + LAST_ATTACK_S - time.perf_counter()))
+    late = [thread.name for thread in threads if thread.is_alive()]  # their browsers close at exit
+    done.set()
+    return outcomes, report, late
+
+
+def print_visitors(outcomes: dict[str, dict], cage: MemoryCage, watch: MemoryWatch, alive: bool, late: list) -> None:
+    """Each ordinary visitor's click-to-verdict time, and the server's peak memory."""
+    for name, outcome in outcomes.items():
+        if "seconds" in outcome:
+            print(
+                f"{name}: click to verdict {outcome['seconds']:.1f} s (most experiments ahead in the queue: "
+                f"{outcome['most_ahead']}); verdict: {outcome['verdict']}"
+            )
+        else:
+            print(f"{name}: no verdict: {outcome.get('error', 'still waiting at the deadline')}")
+    peak = cage.peak_bytes()
+    shown = f"cgroup peak {peak / 1e6:.0f} MB" if peak is not None else "no cgroup peak"
+    resident = f"VmHWM {mb(watch.server_peak_kb):.0f} MB" if alive else "VmHWM gone with the process"
+    print(
+        f"peak memory: {shown}; server peak resident {resident}, sampled every 0.2 s with children "
+        f"{mb(watch.total_peak_kb):.0f} MB; limit {HOST_MEMORY_BYTES / 1e6:.0f} MB"
+    )
+    if late:
+        print(f"still busy at the deadline: {', '.join(late)}")
+
+
+def print_hostile(report: list, attacks: list, server_log: Path) -> None:
+    """What the page refused of each attack, what it handled without a refusal, and the attacks not reached."""
+    print("hostile visitor:")
+    cancelled = [
+        line.strip() for line in server_log.read_text(errors="replace").splitlines() if "stopped asking" in line
+    ]
+    for name, lines in report:
+        if name.startswith("a second tab"):  # its job can only be seen going in the server's log
+            lines.append(f"(server log: {' | '.join(cancelled) or 'no abandoned job was cancelled'})")
+    for name, lines in list(report):
+        refused = [line for line in lines if not line.startswith("(")]
+        for line in refused:
+            print(f"  refused  {name}: {line}")
+        notes = [line for line in lines if line.startswith("(")]
+        handled = any(note.startswith(("(escaped", "(server log: job")) for note in notes)
+        if not refused:
+            verdict = "handled" if handled else "no refusal seen"
+            print(f"  {verdict}  {name}" + (f": {' '.join(notes)}" if notes else ""))
+        elif notes:
+            print(f"  note  {name}: {' '.join(notes)}")
+    for name, _ in attacks[len(report) :]:
+        print(f"  no refusal seen  {name}: (not reached before the deadline)")
+
+
+def clean_up(folder: Path, cage: MemoryCage, process, watch: MemoryWatch | None) -> None:
+    """Stop the watch and the server, kill what is left in this bench's own cgroup, remove the attack files."""
+    if watch is not None:
+        watch.stop()
+    if process is not None:
+        live_server.stop(process)
+    leftovers = cage.remove()
+    for pid in leftovers:  # only processes this bench put in its own cgroup
+        os.kill(pid, signal.SIGKILL)
+    if leftovers:
+        cage.remove()
+    shutil.rmtree(folder, ignore_errors=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--budget-s", type=float, default=300.0, help="seconds the visitors may take in all")
@@ -502,47 +612,7 @@ def main() -> int:
             f"server {url}, pid {process.pid}, CPU {cpu if pin else 'not pinned (no taskset)'}, "
             f"in the cgroup: {inside}",
         )
-
-        def memory() -> str:
-            now, peak = cage.current_bytes(), cage.peak_bytes()
-            if now is not None:
-                return f"cgroup {now / 1e6:.0f} MB, peak so far " + (f"{peak / 1e6:.0f} MB" if peak else "n/a")
-            return f"resident {mb(watch.server_rss_kb):.0f} MB, peak so far {mb(watch.server_peak_kb):.0f} MB"
-
-        def watch_server() -> None:
-            while process.poll() is None and not done.is_set():
-                done.wait(0.5)
-            if process.poll() is not None:
-                server_gone.set()
-                say("bench", f"the server process ended (exit {process.returncode}; OOM kills: {cage.oom_kills()})")
-
-        done = threading.Event()
-        watcher = threading.Thread(target=watch_server, daemon=True)
-        watcher.start()
-        deadline = time.perf_counter() + args.budget_s
-        outcomes: dict[str, dict] = {name: {} for name in visitors}
-        report: list = []
-        threads = [
-            threading.Thread(
-                target=ordinary_visitor, args=(name, url, deadline, outcome, visitors[name]), name=name, daemon=True
-            )
-            for name, outcome in outcomes.items()
-        ]
-        threads.append(
-            threading.Thread(
-                target=hostile_visitor,
-                args=(url, files, deadline, report, memory, attacks),
-                name="hostile",
-                daemon=True,
-            )
-        )
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(timeout=max(1.0, deadline + LAST_ATTACK_S - time.perf_counter()))
-        late = [thread.name for thread in threads if thread.is_alive()]  # their browsers close at exit
-        done.set()
-
+        outcomes, report, late = run_visitors(process, url, cage, watch, visitors, attacks, files, args.budget_s)
         alive = process.poll() is None
         answers = healthy(url)
         kills = cage.oom_kills()
@@ -554,55 +624,11 @@ def main() -> int:
             f"server survived: {'yes' if alive and answers and not kills else 'NO'} (process running: {alive}, "
             f"/_stcore/health answers: {answers}, OOM kills in the cgroup: {kills if kills is not None else 'n/a'})"
         )
-        for name, outcome in outcomes.items():
-            if "seconds" in outcome:
-                print(
-                    f"{name}: click to verdict {outcome['seconds']:.1f} s (most experiments ahead in the queue: "
-                    f"{outcome['most_ahead']}); verdict: {outcome['verdict']}"
-                )
-            else:
-                print(f"{name}: no verdict: {outcome.get('error', 'still waiting at the deadline')}")
-        peak = cage.peak_bytes()
-        shown = f"cgroup peak {peak / 1e6:.0f} MB" if peak is not None else "no cgroup peak"
-        resident = f"VmHWM {mb(watch.server_peak_kb):.0f} MB" if alive else "VmHWM gone with the process"
-        print(
-            f"peak memory: {shown}; server peak resident {resident}, sampled every 0.2 s with children "
-            f"{mb(watch.total_peak_kb):.0f} MB; limit {HOST_MEMORY_BYTES / 1e6:.0f} MB"
-        )
-        if late:
-            print(f"still busy at the deadline: {', '.join(late)}")
-        print("hostile visitor:")
-        cancelled = [
-            line.strip() for line in server_log.read_text(errors="replace").splitlines() if "stopped asking" in line
-        ]
-        for name, lines in report:
-            if name.startswith("a second tab"):  # its job can only be seen going in the server's log
-                lines.append(f"(server log: {' | '.join(cancelled) or 'no abandoned job was cancelled'})")
-        for name, lines in list(report):
-            refused = [line for line in lines if not line.startswith("(")]
-            for line in refused:
-                print(f"  refused  {name}: {line}")
-            notes = [line for line in lines if line.startswith("(")]
-            handled = any(note.startswith(("(escaped", "(server log: job")) for note in notes)
-            if not refused:
-                verdict = "handled" if handled else "no refusal seen"
-                print(f"  {verdict}  {name}" + (f": {' '.join(notes)}" if notes else ""))
-            elif notes:
-                print(f"  note  {name}: {' '.join(notes)}")
-        for name, _ in attacks[len(report) :]:
-            print(f"  no refusal seen  {name}: (not reached before the deadline)")
+        print_visitors(outcomes, cage, watch, alive, late)
+        print_hostile(report, attacks, server_log)
         return 0 if alive and answers and not kills else 1
     finally:
-        if watch is not None:
-            watch.stop()
-        if process is not None:
-            live_server.stop(process)
-        leftovers = cage.remove()
-        for pid in leftovers:  # only processes this bench put in its own cgroup
-            os.kill(pid, signal.SIGKILL)
-        if leftovers:
-            cage.remove()
-        shutil.rmtree(folder, ignore_errors=True)
+        clean_up(folder, cage, process, watch)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,9 @@
 """Does the faster training loop learn as well as the previous one? A and B on CWRU 0 HP, time-cv, 5 folds x 5
-seeds, trained once with core.lab.training (new) and once with bench/previous (the loop where issue 15 started),
-then compared run by run with core.lab.study.compare at the study's margin: each model should read `equivalent`.
+seeds, trained once with core.lab.training (new) and once with the previous loop (where issue 15 started: bench/
+train.py's OLDER_LOOP_COMMIT, checked out with `git worktree add` and removed again), then compared run by run
+with core.lab.study.compare at the study's margin: each model should read `equivalent`. --smoke trains the new
+loop in place of the previous one (checking the older commit out needs git history), so it only shows that the
+bench runs.
 
     python bench/loop_accuracy.py [--seeds 0,1,2,3,4] [--folds 5] [--out /tmp/pe_lab_loop_accuracy.json]
     python bench/loop_accuracy.py --smoke    # seconds: both loops on a tiny synthetic study (3 folds, 1 epoch)
@@ -25,8 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import core.lab.study.runner as study_runner  # noqa: E402
-from bench.previous import load as load_previous  # noqa: E402
-from bench.previous import trainer as previous_trainer  # noqa: E402
+from bench.train import SKIPPED_IN_SMOKE, load_older_loop, older_trainer  # noqa: E402
 from core.lab.study.cli import main as study_main  # noqa: E402
 from core.lab.study.comparisons import compare  # noqa: E402
 from core.lab.study.contract import load_study  # noqa: E402
@@ -40,7 +42,7 @@ SMOKE_DATA = "--dataset synthetic --duration 1 --window 256 --patch 16 --heads 2
 def run_study(seeds: str, folds: int, out: Path, trainer: Any = None, smoke: bool = False) -> dict[str, Any]:
     data = SMOKE_DATA.split() if smoke else ["--dataset", "cwru", "--data", str(CWRU_DIR), "--loads", "0"]
     argv = [*data, "--models", ",".join(MODELS)]
-    argv += ["--split", "time-cv", "--folds", str(folds), "--seeds", seeds, "--quiet", "--out", str(out)]
+    argv += ["--design", "time-cv", "--folds", str(folds), "--seeds", seeds, "--quiet", "--out", str(out)]
     if trainer is None:
         code = study_main(argv)
     else:
@@ -77,8 +79,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"SKIPPED: CWRU data not found at {CWRU_DIR} (see shared/data/README.md)")
         return 0
     studies, walls = {}, {}
+    if args.smoke:
+        print(f"{SKIPPED_IN_SMOKE}; the new loop stands in for it")
+    previous = None if args.smoke else older_trainer(load_older_loop().training)
     with tempfile.TemporaryDirectory() as scratch:
-        for loop, trainer in (("new", None), ("previous", previous_trainer(load_previous()))):
+        for loop, trainer in (("new", None), ("previous", previous)):
             started = time.perf_counter()
             studies[loop] = run_study(args.seeds, args.folds, Path(scratch) / f"{loop}.json", trainer, args.smoke)
             walls[loop] = time.perf_counter() - started

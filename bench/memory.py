@@ -81,7 +81,7 @@ CACHE_FILLING_STEPS = [
     for base in BASES
     for layout in ("interleaved", "concatenated")
 ]
-ALL_LOADS = "&".join(f"dloads={load}" for load in (0, 1, 2, 3))
+ALL_LOADS = "&".join(f"loads={load}" for load in (0, 1, 2, 3))
 
 
 def status_kb(pid: int, field_name: str) -> int:
@@ -187,7 +187,7 @@ def tour(page, url: str, train_timeout_s: float, report, fill_caches: bool = Fal
 
     if not smoke:  # the Fault lab's largest data: all four loads, 2048-sample windows for the window counts
         start = time.perf_counter()
-        page.goto(f"{url}/fault_lab?src=synthetic&{ALL_LOADS}&win=2048", wait_until="domcontentloaded")
+        page.goto(f"{url}/fault_lab?dataset=synthetic&{ALL_LOADS}&window=2048", wait_until="domcontentloaded")
         settle(page, "3 · Experiment")
         page.get_by_role("button", name="Use the synthetic set").click()
         settle(page, "loads 0, 1, 2, 3 HP)")
@@ -214,7 +214,7 @@ def visitor(url: str, train_timeout_s: float, report, fill_caches: bool, smoke: 
         browser.close()
 
 
-def main() -> None:
+def parse_arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, default=1, help="browser sessions taking the tour at once")
     parser.add_argument(
@@ -222,15 +222,11 @@ def main() -> None:
     )
     parser.add_argument("--train-timeout", type=float, default=1200.0, help="seconds to wait for the training")
     parser.add_argument("--smoke", action="store_true", help="seconds: the home page and the smallest press")
-    args = parser.parse_args()
-    if not Path(CHROMIUM).exists():
-        if args.smoke:
-            print(f"SKIPPED: {CHROMIUM} not found (apt-get install chromium)")
-            return
-        raise SystemExit(f"{CHROMIUM} not found (apt-get install chromium)")
+    return parser.parse_args()
 
-    process, url = start_server()
-    watch = MemoryWatch(process.pid)
+
+def tours(url: str, watch: MemoryWatch, args: argparse.Namespace) -> list[BaseException]:
+    """`args.sessions` browser sessions taking the tour at once, each line with the server's memory; what failed."""
 
     def reporter(session: int):
         def report(label: str, seconds: float) -> None:
@@ -252,12 +248,26 @@ def main() -> None:
         except BaseException as error:  # reported after the other sessions finish
             failures.append(error)
 
+    threads = [threading.Thread(target=run, args=(session,)) for session in range(1, args.sessions + 1)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return failures
+
+
+def main() -> None:
+    args = parse_arguments()
+    if not Path(CHROMIUM).exists():
+        if args.smoke:
+            print(f"SKIPPED: {CHROMIUM} not found (apt-get install chromium)")
+            return
+        raise SystemExit(f"{CHROMIUM} not found (apt-get install chromium)")
+
+    process, url = start_server()
+    watch = MemoryWatch(process.pid)
     try:
-        threads = [threading.Thread(target=run, args=(session,)) for session in range(1, args.sessions + 1)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
+        failures = tours(url, watch, args)
     finally:
         watch.stop()
         server_peak = mb(watch.server_peak_kb)

@@ -134,7 +134,7 @@ def default_press(
         at.run()
         at.multiselect(key="models").set_value(list(README_FIGURES)).run()  # the press the README's figures are of
         if seeds is not None:
-            at.slider(key="seeds").set_value(seeds).run()
+            at.slider(key="n_seeds").set_value(seeds).run()
         seconds = click_and_wait(at)
     finally:
         core.lab.backends.backend = original

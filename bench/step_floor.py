@@ -7,8 +7,9 @@
 bench/train.py measures whole training loops; this script explains the gap to issue 15's target (new ≥ 2×
 previous windows/s) from the inside of one step. For model A and B, on one thread at batch 64:
 
-1. the step of the new model (core.lab.models) and of the previous one (bench/previous), each timed alone:
-   forward, cross-entropy, backward, the fused AdamW step; the budget is half the previous step;
+1. the step of the new model (core.lab.models) and of the previous one (bench/train.py's OLDER_LOOP_COMMIT,
+   checked out with `git worktree add`; --smoke skips it, as it needs git history), each timed alone: forward,
+   cross-entropy, backward, the fused AdamW step; the budget is half the previous step;
 2. the step recorded at the ATen level (a TorchDispatchMode): every matrix product (mm, addmm, bmm) with its
    exact shapes and strides, and how many other tensor operations the step dispatches;
 3. lower bounds for three parts of the step, each timed on its own with warm caches:
@@ -197,15 +198,18 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     repeats = 2 if args.smoke else 40
     torch.set_num_threads(1)
-    from bench.previous import load as load_previous
+    from bench.train import SKIPPED_IN_SMOKE, load_older_loop
 
-    load_previous()  # registers the previous models module beside the training one
-    previous_models = sys.modules["pe_lab_previous_models"]
+    previous_models = None if args.smoke else load_older_loop().models
     dispatch = cheapest_op()
     print(f"one thread, batch {BATCH}, {WINDOW}-sample windows; cheapest eager op {1e6 * dispatch:.1f} µs")
+    if previous_models is None:
+        print(f"{SKIPPED_IN_SMOKE}; the new step stands in for the previous one")
     for model_name in ("A", "B"):
-        new = timed(step_function(model_name, sys.modules["core.lab.models"], DropoutStream), repeats=repeats)
-        previous = timed(step_function(model_name, previous_models, previous_models.DropoutStream), repeats=repeats)
+        new_models = sys.modules["core.lab.models"]
+        new = timed(step_function(model_name, new_models, DropoutStream), repeats=repeats)
+        older = (previous_models, previous_models.DropoutStream) if previous_models else (new_models, DropoutStream)
+        previous = timed(step_function(model_name, *older), repeats=repeats)
         budget = previous / 2
         recorder = Recorder()
         step = step_function(model_name, sys.modules["core.lab.models"], DropoutStream)

@@ -14,8 +14,9 @@ Prints, with a timestamp on every line (flushed, so a partial run is still usefu
 - training throughput of our loop (core.lab.training.train) against a plain reference loop (a DataLoader over
   a TensorDataset, the textbook PositionalEncoding module, torch's own nn.TransformerEncoder forward, the
   default AdamW) with the same model and starting weights, batch size and thread count, for A and B, and
-  the ratio; and, in the same run, the previous loop (bench/previous, where issue 15 started), FLOPs per
-  window (torch.utils.flop_counter) and this run's sgemm GFLOP/s. Ours is faster mostly in the model
+  the ratio; and, in the same run, the previous loop (where issue 15 started: commit OLDER_LOOP_COMMIT, checked
+  out with `git worktree add` beside the repository and removed again; --smoke skips it, as it needs the git
+  history), FLOPs per window (torch.utils.flop_counter) and this run's sgemm GFLOP/s. Ours is faster mostly in the model
   (core.lab.encoder_kernels: dropout masks from 16-bit slices of PCG64's raw output, the attention core with
   its backward written out; no SDPA masked-math path), then in the fused AdamW and the loop itself;
 - the synthetic default set: A and B, 3 seeds, wall time;
@@ -35,14 +36,18 @@ from __future__ import annotations
 import argparse
 import copy
 import dataclasses
+import importlib.util
 import json
 import math
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType, SimpleNamespace
 from typing import Any
 
 import torch
@@ -174,16 +179,104 @@ def reference_loop(model: nn.Module, windows: Any, config: TrainConfig, epochs: 
     return {"loop": n / loop_seconds, "training": n / training_seconds, "val_loss": val_loss}
 
 
+# --- the older loop, checked out from git ----------------------------------------------------------------
+# The loop issue 15 started from: core/training.py and core/models.py at this commit, before the lab moved under
+# core/lab/ (its measured speed and accuracy are in the README, with this commit). A bench that runs it checks
+# the commit out with `git worktree add`, loads the two files from there as a pair, and removes the checkout.
+OLDER_LOOP_COMMIT = "3f783c5ae8de4c98b02527c10826b9108c69a184"
+# what the older files import from modules that have moved since -> today's module (the same code there)
+MOVED_MODULES = {
+    "core.probes.order": "core.lab.probes.order",
+    "core.vibration.types": "core.lab.vibration.types",
+    "core.vibration.windows": "core.lab.vibration.windows",
+    "core.encodings": "core.explain.encodings",
+}
+OLDER_SETTING_NAMES = {
+    "heads": "n_heads",
+    "layers": "n_layers",
+}  # today's model settings, as the older loop spells them
+SKIPPED_IN_SMOKE = (
+    f"the older loop (commit {OLDER_LOOP_COMMIT[:7]}) is skipped in --smoke: its checkout needs git history"
+)
+
+
+def load_older_loop(commit: str = OLDER_LOOP_COMMIT) -> SimpleNamespace:
+    """The older loop's modules, `training` wired to `models` (its `from core.models import ...` binds to the
+    older models module, not today's), loaded from a `git worktree add` checkout of `commit` that is removed
+    again once they are loaded. SystemExit in one line when the commit cannot be checked out (a shallow clone)."""
+    import shutil
+
+    folder = Path(tempfile.mkdtemp(prefix="pe_lab_older_loop_"))
+    tree = folder / "tree"
+    added = subprocess.run(
+        ["git", "-C", str(REPO), "worktree", "add", "--detach", "--quiet", str(tree), commit],
+        capture_output=True,
+        text=True,
+    )
+    if added.returncode != 0:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise SystemExit(f"cannot check out the older loop's commit {commit[:7]}: {added.stderr.strip()}")
+    try:
+        models = _module_with("pe_lab_older_models", tree / "core" / "models.py", {})
+        training = _module_with("pe_lab_older_training", tree / "core" / "training.py", {"core.models": models})
+    finally:
+        subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(tree)], capture_output=True)
+        shutil.rmtree(folder, ignore_errors=True)
+    return SimpleNamespace(training=training, models=models, commit=commit)
+
+
+def _module_with(name: str, path: Path, extra: dict[str, ModuleType]) -> ModuleType:
+    """The module of the file at `path`, registered as `name`, executed while each moved module's old name
+    (and `extra`'s) stands for today's module; the names are put back afterwards."""
+    stand_ins = {old: importlib.import_module(new) for old, new in MOVED_MODULES.items()} | extra
+    saved = {old: sys.modules.get(old) for old in stand_ins}
+    sys.modules.update(stand_ins)
+    try:
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module  # dataclasses look their module up while the class is made
+        spec.loader.exec_module(module)
+        return module
+    finally:
+        for old, module_before in saved.items():
+            if module_before is None:
+                sys.modules.pop(old, None)
+            else:
+                sys.modules[old] = module_before
+
+
+def as_older_config(training: ModuleType, config: Any, **changes: Any) -> Any:
+    """Today's TrainConfig (with `changes`) as the older loop's own TrainConfig: renamed settings under their
+    old names; a setting the older loop predates must be at today's default, where it changes nothing."""
+    settings = {**config.to_dict(), **changes}
+    model_fields = {field.name for field in dataclasses.fields(training.ModelConfig)}
+    model = {OLDER_SETTING_NAMES.get(key, key): value for key, value in settings.pop("model").items()}
+    train_fields = {field.name for field in dataclasses.fields(training.TrainConfig)}
+    defaults = type(config)().to_dict()
+    moved = sorted(key for key in set(settings) - train_fields if settings[key] != defaults[key])
+    if moved:
+        raise ValueError(f"the older loop has no setting {', '.join(moved)}: leave it at its default")
+    kept = {key: value for key, value in settings.items() if key in train_fields}
+    return training.TrainConfig(model={k: v for k, v in model.items() if k in model_fields}, **kept)
+
+
+def older_trainer(training: ModuleType) -> Callable[..., dict[str, Any]]:
+    """The older loop's `train`, taking today's TrainConfig: a trainer for core.lab.runs."""
+
+    def train(windows: Any, model_name: str, config: Any, seed: int, *more: Any, **options: Any):
+        return training.train(windows, model_name, as_older_config(training, config), seed, *more, **options)
+
+    return train
+
+
 def our_loop(
     model_name: str, windows: Any, config: TrainConfig, epochs: int, seed: int, training: Any = None
 ) -> dict[str, float]:
-    """core.lab.training.train, or the same function of another module (bench/previous), every epoch run."""
+    """core.lab.training.train, or the older loop's (`training`, from load_older_loop), every epoch run."""
     module = training or sys.modules["core.lab.training"]
     fixed = dataclasses.replace(config, epochs=epochs, patience=epochs)  # patience = epochs: every epoch runs
-    if training is not None:  # the copied loop spells some settings its own way (bench/previous)
-        from bench.previous import as_previous_config
-
-        fixed = as_previous_config(training, fixed)
+    if training is not None:  # the older loop spells some settings its own way
+        fixed = as_older_config(training, fixed)
     run = module.train(windows, model_name, fixed, seed, device="cpu")
     return {"loop": len(windows.x_train) * epochs / run["train_seconds"], "training": run["windows_per_second"]}
 
@@ -216,36 +309,25 @@ def _timed(work: Any) -> float:
 
 
 def throughput(
-    log: Log, windows: Any, config: TrainConfig, epochs: int, repeats: int
+    log: Log, windows: Any, config: TrainConfig, epochs: int, repeats: int, older: SimpleNamespace | None
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """Our loop against the reference (per model, whole loop and training passes), and the summary the JSON
-    keeps under "throughput": new, previous and reference windows/s, model GFLOP/s and this run's sgemm."""
+    keeps under "throughput": new, previous (the older loop, `older`; None: skipped) and reference windows/s,
+    model GFLOP/s and this run's sgemm."""
     log(
         f"Throughput: {epochs} epochs of {len(windows.x_train)} training windows, batch {config.batch_size}, "
         f"{config.threads} thread(s), CPU; ours and the reference alternate, median of {repeats}"
     )
-    from bench.previous import load as load_previous
-
-    previous_training = load_previous()
+    if older is None:
+        log(f"  {SKIPPED_IN_SMOKE}")
     sgemm = sgemm_gflops(config.threads)
     log(f"  sgemm 2048 x 2048 on {config.threads} thread(s): {sgemm:.1f} GFLOP/s")
     rows, summary = {}, {}
     for model_name in ("A", "B"):
-        # one untimed epoch of each first: the first model built in a process pays for allocator and kernel warm-up
-        our_loop(model_name, windows, config, 1, seed=0)
-        our_loop(model_name, windows, config, 1, seed=0, training=previous_training)
-        reference_loop(reference_model(model_name, windows, config, seed=0), windows, config, 1, seed=0)
-        ours, previous, reference = [], [], []
-        for repeat in range(repeats):
-            ours.append(our_loop(model_name, windows, config, epochs, seed=repeat))
-            previous.append(our_loop(model_name, windows, config, epochs, seed=repeat, training=previous_training))
-            model = reference_model(model_name, windows, config, seed=repeat)
-            reference.append(reference_loop(model, windows, config, epochs, seed=repeat))
+        loops = {"ours": None, **({} if older is None else {"previous": older.training}), "reference": "reference"}
+        timings = _timed_loops(model_name, windows, config, epochs, repeats, loops)
         row = {
-            kind: {
-                "ours": statistics.median(r[kind] for r in ours),
-                "reference": statistics.median(r[kind] for r in reference),
-            }
+            kind: {name: statistics.median(r[kind] for r in timings[name]) for name in ("ours", "reference")}
             for kind in ("loop", "training")
         }
         for kind in row:
@@ -253,26 +335,52 @@ def throughput(
         rows[model_name] = row
         flops = flops_per_window(model_name, windows, config)
         new = row["training"]["ours"]
+        previous = statistics.median(r["training"] for r in timings["previous"]) if older is not None else None
         summary[model_name] = {
             "new": new,
-            "previous": statistics.median(r["training"] for r in previous),
+            "previous": previous,
             "reference": row["training"]["reference"],
             "gflops": flops * new / 1e9,
             "sgemm_gflops": sgemm,
         }
-        got = summary[model_name]
-        log(
-            f"  {model_name}: training passes, windows/s: new {new:.0f}, previous {got['previous']:.0f} "
-            f"(x{new / got['previous']:.2f}), reference {row['training']['reference']:.0f}; "
-            f"{flops / 1e6:.2f} MFLOP per window, {got['gflops']:.1f} GFLOP/s, "
-            f"{100 * got['gflops'] / sgemm:.0f} % of sgemm"
-        )
-        log(
-            f"  {model_name}: whole loop {row['loop']['ours']:.0f} vs {row['loop']['reference']:.0f} windows/s "
-            f"(ratio {row['loop']['ratio']:.2f}); training passes only {row['training']['ours']:.0f} vs "
-            f"{row['training']['reference']:.0f} (ratio {row['training']['ratio']:.2f})"
-        )
+        _log_throughput(log, model_name, row, summary[model_name], flops)
     return rows, summary
+
+
+def _timed_loops(
+    model_name: str, windows: Any, config: TrainConfig, epochs: int, repeats: int, loops: dict[str, Any]
+) -> dict[str, list[dict[str, float]]]:
+    """Each loop of `loops` (name -> None: ours, "reference": the textbook loop, else an older training module)
+    timed `repeats` times, alternating, after one untimed epoch of each (the first model built in a process pays
+    for allocator and kernel warm-up)."""
+
+    def run(loop: Any, epochs: int, seed: int) -> dict[str, float]:
+        if loop == "reference":
+            return reference_loop(reference_model(model_name, windows, config, seed), windows, config, epochs, seed)
+        return our_loop(model_name, windows, config, epochs, seed=seed, training=loop)
+
+    for loop in loops.values():
+        run(loop, 1, seed=0)
+    timings: dict[str, list[dict[str, float]]] = {name: [] for name in loops}
+    for repeat in range(repeats):
+        for name, loop in loops.items():
+            timings[name].append(run(loop, epochs, seed=repeat))
+    return timings
+
+
+def _log_throughput(log: Log, model_name: str, row: dict[str, Any], got: dict[str, Any], flops: float) -> None:
+    new, previous = got["new"], got["previous"]
+    against = "" if previous is None else f", previous {previous:.0f} (x{new / previous:.2f})"
+    log(
+        f"  {model_name}: training passes, windows/s: new {new:.0f}{against}, reference "
+        f"{row['training']['reference']:.0f}; {flops / 1e6:.2f} MFLOP per window, {got['gflops']:.1f} GFLOP/s, "
+        f"{100 * got['gflops'] / got['sgemm_gflops']:.0f} % of sgemm"
+    )
+    log(
+        f"  {model_name}: whole loop {row['loop']['ours']:.0f} vs {row['loop']['reference']:.0f} windows/s "
+        f"(ratio {row['loop']['ratio']:.2f}); training passes only {row['training']['ours']:.0f} vs "
+        f"{row['training']['reference']:.0f} (ratio {row['training']['ratio']:.2f})"
+    )
 
 
 # --- experiments ----------------------------------------------------------------------------------------
@@ -482,13 +590,14 @@ def smoke_sections(
         evaluations_section(log, seeds, config, saved, recordings=loads)
     speeds: dict[str, Any] = {}
     if "throughput" in sections:
-        facts["throughput"], speeds = throughput(log, make_windows(recordings, window=WINDOW), config, 1, repeats=1)
+        windows = make_windows(recordings, window=WINDOW)
+        facts["throughput"], speeds = throughput(log, windows, config, 1, repeats=1, older=None)
     if "synthetic" in sections:
         synthetic_section(log, config, saved, facts, smoke=True)
     return speeds
 
 
-def main(argv: list[str] | None = None) -> int:
+def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, help="the log (default: pe_lab_bench_train.txt in the temp folder)")
     parser.add_argument("--quick", action="store_true", help="one seed, 3 epochs, A / B / CNN: a smoke run")
@@ -498,42 +607,30 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--throughput-epochs", type=int, default=5)
     parser.add_argument("--smoke", action="store_true", help="seconds: every section on a tiny synthetic set")
     args = parser.parse_args(argv)
-    sections = [s.strip() for s in args.sections.split(",") if s.strip()]
-    unknown = set(sections) - set(SECTIONS)
+    args.sections = [s.strip() for s in args.sections.split(",") if s.strip()]
+    unknown = set(args.sections) - set(SECTIONS)
     if unknown:
         parser.error(f"unknown sections {sorted(unknown)}; choose among {SECTIONS}")
-
     if args.out is None:  # a smoke run leaves a real run's output alone
         args.out = Path(tempfile.gettempdir()) / f"pe_lab_bench_train{'_smoke' if args.smoke else ''}.txt"
-    log = Log(args.out)
-    seeds = [0] if args.quick or args.smoke else [int(s) for s in args.seeds.split(",")]
-    shorter = {"epochs": 3} if args.quick else {"epochs": 1} if args.smoke else {}
-    config = TrainConfig(threads=args.threads, **shorter)
-    models = ["A", "B", "CNN"] if args.quick else ["A", "B"] if args.smoke else list(MODEL_NAMES)
-    mode = " (quick)" if args.quick else " (smoke)" if args.smoke else ""
-    log(
-        f"PE Lab training benchmark: torch {torch.__version__}, {os.cpu_count()} CPU cores, {args.threads} torch "
-        f"thread(s) per run, {default_workers(args.threads)} runs side by side in the experiments (as the CLI does); "
-        f"sections {', '.join(sections)}{mode}"
-    )
-    log(f"defaults: {json.dumps({k: v for k, v in config.to_dict().items() if k != 'model'})}")
-    log(f"model: {json.dumps(config.to_dict()['model'])}")
-    saved: dict[str, Any] = {}
-    facts: dict[str, Any] = {"seeds": len(seeds)}
-    speeds: dict[str, Any] = {}
+    return args
 
+
+def full_sections(
+    log: Log, args: argparse.Namespace, seeds: list[int], config: TrainConfig, models: list[str], saved, facts
+) -> dict[str, Any]:
+    """The sections of a real run (or --quick) on CWRU 0 HP, throughput on synthetic windows without it."""
+    sections = args.sections
     cwru_sections = [s for s in sections if s in ("models", "evaluations", "throughput")]
-    if args.smoke:
-        speeds = smoke_sections(log, sections, seeds, config, saved, facts)
-        cwru_sections, sections = [], []
+    repeats = 1 if args.quick else 5
+    speeds: dict[str, Any] = {}
     if cwru_sections and not CWRU_DIR.is_dir():
         log(f"SKIPPED {', '.join(cwru_sections)}: CWRU data not found at {CWRU_DIR} (see shared/data/README.md)")
         if "throughput" in cwru_sections:
             log("throughput on synthetic windows of the same shape instead (10 classes, 1024-sample windows)")
             windows = make_windows(synthetic_bearing_set(), window=WINDOW)
-            facts["throughput"], speeds = throughput(
-                log, windows, config, args.throughput_epochs, 1 if args.quick else 5
-            )
+            epochs = args.throughput_epochs
+            facts["throughput"], speeds = throughput(log, windows, config, epochs, repeats, load_older_loop())
         cwru_sections = []
     if cwru_sections:
         recordings = list(load_cwru(CWRU_DIR, loads=(0,)))
@@ -545,20 +642,53 @@ def main(argv: list[str] | None = None) -> int:
     if "throughput" in cwru_sections:
         windows = make_windows(recordings, window=WINDOW)
         epochs = 1 if args.quick else args.throughput_epochs
-        facts["throughput"], speeds = throughput(log, windows, config, epochs, repeats=1 if args.quick else 5)
+        facts["throughput"], speeds = throughput(log, windows, config, epochs, repeats, load_older_loop())
     if "synthetic" in sections:
         synthetic_section(log, config, saved, facts)
+    return speeds
 
-    report_targets(log, facts)
+
+def report_speeds(log: Log, speeds: dict[str, Any]) -> None:
+    """The loop's targets against the older loop (when it ran) and the machine's sgemm."""
     for model, got in speeds.items():
+        against = (
+            ""
+            if got["previous"] is None
+            else f"new loop / previous {got['new'] / got['previous']:.2f}x (target >= 2): "
+            f"{'met' if got['new'] >= 2 * got['previous'] else 'NOT met'}; "
+        )
         log(
-            f"  {model}: new loop / previous {got['new'] / got['previous']:.2f}x (target >= 2): "
-            f"{'met' if got['new'] >= 2 * got['previous'] else 'NOT met'}; model GFLOP/s {got['gflops']:.1f} is "
+            f"  {model}: {against}model GFLOP/s {got['gflops']:.1f} is "
             f"{100 * got['gflops'] / got['sgemm_gflops']:.0f} % of sgemm (target >= 25 %): "
             f"{'met' if got['gflops'] >= 0.25 * got['sgemm_gflops'] else 'NOT met'}"
         )
-    if any(got["new"] < 2 * got["previous"] for got in speeds.values()):
+    if any(got["previous"] is not None and got["new"] < 2 * got["previous"] for got in speeds.values()):
         log("  where a step's time goes, against the 2x budget: python bench/step_floor.py")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_arguments(argv)
+    log = Log(args.out)
+    seeds = [0] if args.quick or args.smoke else [int(s) for s in args.seeds.split(",")]
+    shorter = {"epochs": 3} if args.quick else {"epochs": 1} if args.smoke else {}
+    config = TrainConfig(threads=args.threads, **shorter)
+    models = ["A", "B", "CNN"] if args.quick else ["A", "B"] if args.smoke else list(MODEL_NAMES)
+    mode = " (quick)" if args.quick else " (smoke)" if args.smoke else ""
+    log(
+        f"PE Lab training benchmark: torch {torch.__version__}, {os.cpu_count()} CPU cores, {args.threads} torch "
+        f"thread(s) per run, {default_workers(args.threads)} runs side by side in the experiments (as the CLI does); "
+        f"sections {', '.join(args.sections)}{mode}"
+    )
+    log(f"defaults: {json.dumps({k: v for k, v in config.to_dict().items() if k != 'model'})}")
+    log(f"model: {json.dumps(config.to_dict()['model'])}")
+    saved: dict[str, Any] = {}
+    facts: dict[str, Any] = {"seeds": len(seeds)}
+    if args.smoke:
+        speeds = smoke_sections(log, args.sections, seeds, config, saved, facts)
+    else:
+        speeds = full_sections(log, args, seeds, config, models, saved, facts)
+    report_targets(log, facts)
+    report_speeds(log, speeds)
     log(f"total wall {time.perf_counter() - log.started:.0f} s; output in {args.out}")
     json_path = args.out.with_suffix(".json")
     content = {"facts": facts, "results": saved, **({"throughput": speeds} if speeds else {})}

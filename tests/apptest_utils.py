@@ -57,7 +57,7 @@ def metrics(at: AppTest) -> dict[str, str]:
 
 
 # --- the Fault lab ----------------------------------------------------------------------------------------
-TINY = {"epochs": 1, "seeds": 2, "win": 256, "patch": 32, "layers": 1}
+TINY = {"epochs": 1, "n_seeds": 2, "window": 256, "patch": 32, "layers": 1}
 
 
 def open_lab(query: dict[str, str] | None = None, through_app: bool = False) -> AppTest:
@@ -74,11 +74,13 @@ def open_lab(query: dict[str, str] | None = None, through_app: bool = False) -> 
 
 def set_tiny(at: AppTest, **overrides) -> None:
     """Shrink the Fault lab's experiment to seconds (TINY, with `overrides`)."""
+    unknown = set(overrides) - set(TINY)
+    assert not unknown, f"set_tiny sets {sorted(TINY)}, not {sorted(unknown)}"
     settings = {**TINY, **overrides}
     at.slider(key="epochs").set_value(settings["epochs"])
-    at.slider(key="seeds").set_value(settings["seeds"])
+    at.slider(key="n_seeds").set_value(settings["n_seeds"])
     at.slider(key="layers").set_value(settings["layers"])
-    at.selectbox(key="win").set_value(settings["win"])
+    at.selectbox(key="window").set_value(settings["window"])
     at.selectbox(key="patch").set_value(settings["patch"])
     at.run()
 

@@ -24,8 +24,8 @@ def tracked_endless_jobs(monkeypatch) -> Iterator[list[jobs.Job]]:
     started: list[jobs.Job] = []
     real_start = jobs.start
 
-    def tracking_start(plan, owner=None):
-        job = real_start(plan, owner)
+    def tracking_start(plan, owner=None, workload=None):
+        job = real_start(plan, owner, workload)
         started.append(job)
         return job
 

@@ -82,7 +82,7 @@ def test_a_server_pointed_at_a_cluster_trains_there_and_says_so(cluster, monkeyp
     at = open_lab()
     assert any("Runs execute on a Ray cluster of 2 CPUs" in c.value for c in at.caption)
     at.multiselect(key="models").set_value(["A", "B"]).run()
-    set_tiny(at, seeds=1)
+    set_tiny(at, n_seeds=1)
     results = train_to_the_end(at)
     assert [run["model"] for run in results["runs"]] == ["A", "B"]
     assert sorted(sent) == ["A", "B"]  # each run a Ray task, not a thread of the page's server

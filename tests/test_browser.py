@@ -271,7 +271,7 @@ def test_shared_link_restores_the_controls_and_a_moved_slider_redraws_its_figure
 # --- Fault lab --------------------------------------------------------------------------------------
 
 # the short answer's question, two models x two seeds x one epoch: seconds
-TINY_RUN = "src=csv&models=B-noPE&models=B&epochs=1&seeds=2&win=512&layers=1"
+TINY_RUN = "dataset=csv&models=B-noPE&models=B&epochs=1&n_seeds=2&window=512&layers=1"
 
 
 def _upload_and_load(page, name: str, content: bytes, more: dict[str, bytes] | None = None):
@@ -299,10 +299,11 @@ def test_fault_lab_csv_upload_trains_to_a_results_table_and_verdict(server, brow
 
     with _opened(browser, f"{server}/fault_lab?{TINY_RUN}", "3 · Experiment", "fault_lab", plots=1) as page:
         _assert_no_error_box(page)
-        expect(page.locator('.st-key-csv_files [data-testid="stFileUploader"]')).to_have_count(1)  # src=csv restored
+        # dataset=csv restored
+        expect(page.locator('.st-key-csv_files [data-testid="stFileUploader"]')).to_have_count(1)
         expect(_slider_values(page, "epochs")).to_have_text(["1"])
-        expect(_slider_values(page, "seeds")).to_have_text(["2"])
-        expect(page.locator(".st-key-win input")).to_have_value("512", timeout=WAIT_MS)
+        expect(_slider_values(page, "n_seeds")).to_have_text(["2"])
+        expect(page.locator(".st-key-window input")).to_have_value("512", timeout=WAIT_MS)
 
         _upload_and_load(page, "example.csv", example_csv())
         page.get_by_text("Loaded 3 recordings from example.csv").wait_for(timeout=WAIT_MS)
@@ -333,7 +334,7 @@ def test_fault_lab_csv_upload_trains_to_a_results_table_and_verdict(server, brow
 
 
 def test_fault_lab_bad_upload_shows_its_error_and_keeps_the_data(server, browser):
-    with _opened(browser, f"{server}/fault_lab?src=csv", "3 · Experiment", "fault_lab_bad_upload", plots=1) as page:
+    with _opened(browser, f"{server}/fault_lab?dataset=csv", "3 · Experiment", "fault_lab_bad_upload", plots=1) as page:
         _upload_and_load(page, "notes.csv", b"these are,not numbers\nat,all\n")
         error = page.locator('[data-testid="stAlertContentError"]')
         error.wait_for(timeout=WAIT_MS)
@@ -348,7 +349,7 @@ def test_fault_lab_reads_files_of_sensor_columns_as_one_recording_each(server, b
 
     files = {"healthy_load0.csv": four_sensor_file(0), "faulty_load0.csv": four_sensor_file(1, fault=True)}
     with _opened(
-        browser, f"{server}/fault_lab?src=csv&win=256", "3 · Experiment", "fault_lab_channels", plots=1
+        browser, f"{server}/fault_lab?dataset=csv&window=256", "3 · Experiment", "fault_lab_channels", plots=1
     ) as page:
         name, content = next(iter(files.items()))
         _upload_and_load(page, name, content, dict(list(files.items())[1:]))

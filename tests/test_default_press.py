@@ -12,7 +12,7 @@ import pytest
 from core.lab import runs as lab_runs
 from core.lab.report import interim_table
 from core.lab.stats.summary import primary_pair
-from core.lab.wait import DEFAULT_PRESS_SECONDS, press_models
+from core.lab.wait import DEFAULT_PRESS_SECONDS, describe_wait, press_models
 from tests.apptest_utils import finish_job, open_lab, set_tiny
 from ui.lab import experiment as lab
 from ui.lab import keys
@@ -63,7 +63,7 @@ def test_the_page_opens_on_the_press_its_wait_allows_and_tells_the_wait_of_those
     plan, seconds = lab.estimated(data, lab.LabSettings(models=tuple(models)))
     assert plan.run_count() == runs
     told = [text for text in _captions(at) if "training run" in text and "on this server" in text]
-    assert told and told[0].startswith(f"{runs} training runs: {lab.describe_wait(seconds)} on this server")
+    assert told and told[0].startswith(f"{runs} training runs: {describe_wait(seconds)} on this server")
     # decided once a session: a server that has since got faster or slower does not change the widget's default
     monkeypatch.setattr(lab, "press_seconds", lambda data, chosen: 430.0 - seconds_with_a)
     at.run()

@@ -12,6 +12,7 @@ from core.lab.experiment.cli import build_parser, command_line, main, make_plan
 from core.lab.experiment.results import load_results
 from core.lab.training import default_workers
 from core.lab.vibration import DataError
+from core.lab.wait import plan_wait_line
 
 CWRU_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "cwru"
 TINY = ["--window", "256", "--patch", "16", "--heads", "2", "--layers", "1", "--threads", "1", "--quiet"]
@@ -98,16 +99,15 @@ def test_one_epoch_on_cwru_0hp(tmp_path):
 
 def test_every_evaluation_from_the_command_line_with_the_snr_written_with_an_equals_sign(tmp_path, capsys):
     out = tmp_path / "evaluations.json"
-    code = main(
-        [
-            *(
-                "--duration 1.0 --loads 0 --models A,B --seeds 0 --epochs 1 --window 128 --patch "
-                "16 --heads 2 --layers 1 --threads 1 --windowing time,random --train-loads 0 "
-                "--test-loads 1 --snr=-4,0,4,8 --d-model-sweep 16,32 --out"
-            ).split(),
-            str(out),
-        ]
-    )
+    argv = [
+        *(
+            "--duration 1.0 --loads 0 --models A,B --seeds 0 --epochs 1 --window 128 --patch "
+            "16 --heads 2 --layers 1 --threads 1 --windowing time,random --train-loads 0 "
+            "--test-loads 1 --snr=-4,0,4,8 --d-model-sweep 16,32 --out"
+        ).split(),
+        str(out),
+    ]
+    code = main(argv)
     assert code == 0
     results = load_results(out)
     assert results["noise"]["snr_db"] == [-4.0, 0.0, 4.0, 8.0]
@@ -119,6 +119,9 @@ def test_every_evaluation_from_the_command_line_with_the_snr_written_with_an_equ
     for heading in ("Windowing comparison", "Cross-load accuracy % on 10 classes", "white noise", "d_model sweep"):
         assert heading in printed
     assert "[random windowing]" in printed and "[d_model 32]" in printed
+    # before training, the wait of every run the evaluations add, by the one estimate (core.lab.wait)
+    plan = make_plan(build_parser().parse_args(argv))
+    assert plan_wait_line(plan) in printed.splitlines() and plan.run_count() > 2
 
 
 def test_the_command_line_of_a_results_config_reproduces_its_settings(tmp_path):
@@ -143,7 +146,13 @@ def test_the_command_line_of_a_results_config_reproduces_its_settings(tmp_path):
     assert plan.config.to_dict() == config["train"]
     assert (plan.models, plan.seeds, plan.metric) == (config["models"], config["seeds"], config["metric"])
     assert plan.evaluations == config["evaluations"]
-    assert plan.cutting == {"window": 128, "stride": 96, "shares": (0.6, 0.2, 0.2), "windowing": "random", "seed": 7}
+    assert plan.cutting == {
+        "window": 128,
+        "stride": 96,
+        "shares": (0.6, 0.2, 0.2),
+        "windowing": "random",
+        "windowing_seed": 7,
+    }
     for key, value in plan.data_settings.items():
         assert config["data"][key] == value, key
 

@@ -16,7 +16,8 @@ import core.lab.jobs as jobs
 from core.lab.models import ModelConfig
 from core.lab.training import TrainConfig
 from core.lab.vibration import make_windows, synthetic_bearing_set
-from core.limits import CLUSTER_PROBE_CACHE_S, MAX_PAGE_RUNS, MAX_QUEUED_JOBS, BudgetExceeded
+from core.lab.wait import Workload, estimate
+from core.limits import CLUSTER_PROBE_CACHE_S, MAX_PAGE_RUNS, MAX_PAGE_SECONDS, MAX_QUEUED_JOBS, BudgetExceeded
 from tests.job_helpers import WAIT_S, tracked_endless_jobs, wait_until
 
 
@@ -75,6 +76,18 @@ def test_a_page_job_of_more_runs_than_one_press_may_start_is_refused_unless_it_g
     to_the_cluster = jobs.start(fake_plan(runs=MAX_PAGE_RUNS + 1, backend="ray"), owner="tab")
     cli = jobs.start(fake_plan(runs=10 * MAX_PAGE_RUNS))
     assert to_the_cluster.status().n_runs == MAX_PAGE_RUNS + 1 and cli.status().n_runs == 10 * MAX_PAGE_RUNS
+
+
+def test_a_page_job_whose_estimated_wait_is_past_the_budget_is_refused_by_the_same_estimate(queue):
+    # 4,800 windows a second at 1024 samples: 2 runs x 1,200 windows x 1,250 epochs is 625 s, 25 s past 600
+    too_long = Workload(runs=2, windows=1_200, epochs=1_250)
+    assert estimate(too_long) == pytest.approx(625.0) and MAX_PAGE_SECONDS == 600
+    with pytest.raises(BudgetExceeded, match=r"^About 10 min of training is longer than one press of the page may"):
+        jobs.start(fake_plan(runs=2), owner="tab", workload=too_long)
+    assert jobs.queue_length() == 0
+    fits = Workload(runs=2, windows=1_200, epochs=1_000)  # 500 s
+    jobs.start(fake_plan(runs=2), owner="tab", workload=fits).stop()
+    assert jobs.start(fake_plan(runs=2), workload=too_long).workload == too_long  # a CLI job: nothing refuses it
 
 
 # --- jobs nobody asks about any more ------------------------------------------------------------------------

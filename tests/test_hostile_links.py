@@ -101,7 +101,7 @@ def test_any_typed_folder_is_either_inside_a_root_or_refused_with_the_one_messag
 
 def test_the_fault_lab_refuses_hostile_cwru_and_seu_folders_with_one_line_and_no_traceback(roots):
     at = AppTest.from_file(str(ROOT / "pages" / "fault_lab.py"), default_timeout=TIMEOUT)
-    at.query_params["src"] = "cwru"
+    at.query_params["dataset"] = "cwru"
     at.run()
     shown = []
     for folder in ["~root/x", "~nosuchuser123/x", "a\x00b"]:
@@ -109,7 +109,7 @@ def test_the_fault_lab_refuses_hostile_cwru_and_seu_folders_with_one_line_and_no
         at.button(key="load_cwru").click().run()
         assert not at.exception, folder
         shown.append(errors(at))
-    at.radio(key="src").set_value("seu").run()
+    at.radio(key="dataset").set_value("seu").run()
     at.text_input(key="seu_dir").set_value("~nosuchuser123/x")
     at.button(key="load_seu").click().run()
     assert not at.exception

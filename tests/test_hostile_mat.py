@@ -333,7 +333,7 @@ def test_the_fault_lab_refuses_the_bomb_in_one_line_and_keeps_the_current_data(b
     at = AppTest.from_file(str(ROOT / "pages" / "fault_lab.py"), default_timeout=60)
     at.run()
     before = at.session_state[keys.DATA_KEY]
-    at.radio(key="src").set_value("csv").run()
+    at.radio(key="dataset").set_value("csv").run()
     at.file_uploader(key="csv_files").set_value(("bomb.mat", bomb, "application/octet-stream")).run()
     at.button(key="load_csv").click().run()
     assert not at.exception

@@ -39,7 +39,7 @@ UPLOADERS = {  # source -> (uploader key, Load button key)
 
 def open_data_section(source: str) -> AppTest:
     at = AppTest.from_string(DATA_SECTION, default_timeout=60)
-    at.query_params["src"] = source
+    at.query_params["dataset"] = source
     at.run()
     if source == "cwru":
         at.radio(key="cwru_from").set_value("uploaded .mat files").run()

@@ -29,8 +29,9 @@ from core.lab.vibration.inspect import inspect_vibration_file, propose
 from core.lab.vibration.matlab import inspect_mat
 from core.lab.vibration.windows import make_windows
 from core.lab.wait import (
+    Workload,
     describe_wait,
-    expected_seconds,
+    estimate,
     fold_training_windows,
     page_refusal,
     plan_training_windows,
@@ -72,14 +73,19 @@ def test_a_shipped_study_that_is_missing_or_refused_is_left_out_and_the_others_k
 PAGE_DEFAULTS = (
     "python -m core.study --dataset synthetic --loads 0 --duration 10 --data-seed 0 --window 1024 --design time-cv "
     "--folds 5 --models A,B --tokens time --patch 32 --heads 4 --layers 2 --dropout 0.1 --pe-base 10000 "
-    "--pe-scale 1 --input-dropout-for-all --seeds 0,1,2 --epochs 40 --batch-size 64 --lr 0.003 "
-    "--lr-schedule constant --weight-decay 0.01 --patience 10 --warmup-epochs 1 --threads 1 --out study.json"
+    "--pe-scale 1 --input-dropout-for-all --seeds 0,1,2 --epochs 40 --batch-size 64 "
+    "--learning-rate 0.003 --lr-schedule constant --weight-decay 0.01 --patience 10 --warmup-epochs 1 --threads 1 "
+    "--out study.json"
 )
 
 
 def test_the_study_command_of_the_pages_defaults_is_written_out_in_full():
     command = study_command(DataSpec(), "time-cv", 5, range(3), ("A", "B"), 1024, TrainConfig())
     assert command == PAGE_DEFAULTS
+    # the same command as the page printed it before --learning-rate (--lr) still runs, to the same settings
+    parser = build_parser()
+    printed_before = PAGE_DEFAULTS.replace("--learning-rate", "--lr")
+    assert parser.parse_args(printed_before.split()[3:]) == parser.parse_args(PAGE_DEFAULTS.split()[3:])
 
 
 def test_every_setting_of_a_study_command_parses_back_to_the_same_value():
@@ -132,9 +138,11 @@ def two_classes(length: int) -> list[Recording]:
 
 def test_the_expected_seconds_are_runs_times_windows_times_epochs_at_the_speed_side_by_side():
     assert windows_per_second(1024) == 4_800 and windows_per_second(256) == 19_200
-    assert expected_seconds(1_000, 10, 40, 4_800, workers=2) == pytest.approx(10 * 1_000 * 40 / 4_800 / 2)
-    assert expected_seconds(480, 1, 10, 4_800) == pytest.approx(1.0)
-    assert expected_seconds(480, 1, 10, 4_800, workers=0) == pytest.approx(1.0)  # no workers: one at a time
+    assert estimate(Workload(10, 1_000, 40, workers=2)) == pytest.approx(10 * 1_000 * 40 / 4_800 / 2)
+    assert estimate(Workload(1, 480, 10)) == pytest.approx(1.0)
+    assert estimate(Workload(1, 480, 10, workers=0)) == pytest.approx(1.0)  # no workers: one at a time
+    assert estimate(Workload(3, 480, 10, workers=2)) == pytest.approx(2.0)  # 3 runs on 2 workers: 2 rounds
+    assert estimate(Workload(1, 480, 10, window=256)) == pytest.approx(0.25)  # a quarter of the samples
 
 
 def test_a_plans_training_windows_are_those_of_its_real_cut():

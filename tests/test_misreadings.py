@@ -130,7 +130,7 @@ def found_column(at) -> list[str]:
 
 
 def test_the_page_marks_the_assumed_rate_until_the_visitor_edits_it_and_loads_with_it():
-    at = open_lab({"src": "csv"})
+    at = open_lab({"dataset": "csv"})
     upload = [(name, content, "text/csv") for name, content in FILES.items()]
     at.file_uploader(key="csv_files").set_value(upload).run()
     assert [cell.startswith(NOTE) for cell in found_column(at)] == [True, False]

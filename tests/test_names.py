@@ -2,10 +2,12 @@
 its new flag gives, each old URL key maps to a key the page has, each old keyword of a plan or a config means the
 same as the new one, and a JSON key is renamed in its place."""
 
+import numpy as np
 import pytest
 
 from core.lab import evaluations
-from core.lab.experiment.cli import build_parser, make_plan
+from core.lab.cli_args import TRAIN_FLAGS
+from core.lab.experiment.cli import _windowing_argv, build_parser, make_plan
 from core.lab.experiment.plan import Plan
 from core.lab.models import ModelConfig
 from core.lab.names import (
@@ -21,12 +23,16 @@ from core.lab.names import (
 from core.lab.study.cli import build_parser as build_study_parser
 from core.lab.study.runner import StudyPlan
 from core.lab.training import TrainConfig
-from core.lab.vibration import synthetic_bearing_set
+from core.lab.vibration import make_windows, synthetic_bearing_set
 
 TINY = ["--duration", "1.0", "--window", "128", "--patch", "16", "--heads", "2", "--layers", "1", "--threads", "1"]
 # a value of each aliased flag other than its default, so that the old flag visibly sets it
-EXPERIMENT_VALUES = {"--windowing": ["random", "time,random", "random,time"]}
-STUDY_VALUES = {"--design": [design for design in DESIGNS if design != "time-cv"]}
+EXPERIMENT_VALUES = {
+    "--windowing": ["random", "time,random", "random,time"],
+    "--windowing-seed": ["7"],
+    "--learning-rate": ["0.01"],
+}
+STUDY_VALUES = {"--design": [design for design in DESIGNS if design != "time-cv"], "--learning-rate": ["0.01"]}
 
 
 def aliases(table, values):
@@ -51,7 +57,7 @@ def test_the_old_split_flag_turns_the_windowing_comparison_on_as_the_new_flag_do
 def test_each_old_study_flag_parses_to_what_its_new_flag_gives(new, old, value):
     parser = build_study_parser()
     with_new, with_old = parser.parse_args([new, value]), parser.parse_args([old, value])
-    assert with_old == with_new and with_new.design == value != parser.parse_args([]).design
+    assert with_old == with_new and with_new != parser.parse_args([])
 
 
 @pytest.mark.parametrize(
@@ -83,19 +89,33 @@ def test_a_sweep_given_by_both_spellings_is_refused_in_one_line():
 
 @pytest.mark.parametrize(("old", "new"), list(URL_ALIASES.items()))
 def test_each_old_url_key_maps_to_a_key_the_page_reads(old, new):
-    page_keys = {setting.key for evaluation in evaluations.registered() for setting in evaluation.settings}
-    assert new_url_key(old) == new and new in page_keys | {"windowing"}
+    from ui.lab.links import LINK_CHOICES, LINK_NUMBERS
+
+    assert new_url_key(old) == new and new in {*LINK_NUMBERS, *LINK_CHOICES}
     assert new_url_key(new) == new  # a current key is its own name
 
 
-def test_unknown_url_keys_pass_through_unchanged():
-    assert [new_url_key(key) for key in ("seeds", "epochs", "win", "models", "demo_tokens")] == [
-        "seeds",
-        "epochs",
-        "win",
-        "models",
-        "demo_tokens",
-    ]
+def test_current_and_unknown_url_keys_pass_through_unchanged():
+    keys = ("n_seeds", "epochs", "window", "models", "demo_tokens")
+    assert [new_url_key(key) for key in keys] == list(keys)
+
+
+def test_a_count_of_seeds_is_n_seeds_on_the_cli_as_in_the_link_and_seeds_lists_them():
+    for parser in (build_parser(), build_study_parser()):
+        assert parser.parse_args(["--n-seeds", "3"]).seeds == [0, 1, 2] == parser.parse_args(["--seeds", "0,1,2"]).seeds
+        assert parser.parse_args(["--seeds", "3"]).seeds == [3]  # one seed, seed 3
+    assert build_parser().parse_args([]).seeds == [0, 1, 2] and build_study_parser().parse_args([]).seeds is None
+    for bad in (["--n-seeds", "0"], ["--n-seeds", "two"], ["--seeds", "0", "--n-seeds", "2"]):
+        with pytest.raises(SystemExit):
+            build_parser().parse_args(bad)
+
+
+def test_the_commands_the_lab_writes_use_the_new_flags():
+    plan = make_plan(build_parser().parse_args([*TINY, "--lr", "0.002", "--split-seed", "5", "--windowing", "random"]))
+    assert plan.cutting["windowing_seed"] == 5 and plan.config.learning_rate == 0.002
+    config = {"data": {"window": 128, "stride": 128, "windowing": "random", "split_seed": 5, "data_seed": 0}}
+    assert _windowing_argv(config["data"])[:2] == ["--windowing-seed", "5"]
+    assert ("--learning-rate", "learning_rate") in TRAIN_FLAGS and not [f for f, _ in TRAIN_FLAGS if f == "--lr"]
 
 
 @pytest.fixture(scope="module")
@@ -115,12 +135,16 @@ def test_a_plan_given_its_old_windowing_keywords_cuts_as_with_cutting(recordings
         data=recordings,
         models=["A"],
         seeds=[0],
-        cutting={"window": 128, "shares": (0.6, 0.2, 0.2), "windowing": "random", "seed": 3},
+        cutting={"window": 128, "shares": (0.6, 0.2, 0.2), "windowing": "random", "windowing_seed": 3},
         evaluations={"compare_windowings": True},
     )
     assert old.cutting == new.cutting and old.main_windowing == new.main_windowing == "random"
     assert old.evaluations == new.evaluations and old.evaluations["compare_windowings"] is True
     assert [evaluation.key for evaluation in old.active] == ["windowing_comparison"]
+    cut = {"window": 128, "windowing": "random"}
+    assert np.array_equal(
+        make_windows(recordings, **cut, seed=3).x_train, make_windows(recordings, **cut, windowing_seed=3).x_train
+    )
 
 
 def test_a_study_plan_given_its_old_split_keyword_has_that_design(recordings):

@@ -165,8 +165,8 @@ def test_the_order_control_is_a_data_source_that_round_trips_through_its_dict_an
 def test_the_fault_lab_offers_the_order_control_and_loads_it_as_the_current_data():
     from tests.apptest_utils import errors, open_lab
 
-    at = open_lab({"src": "order_control"})
-    at.number_input(key="oclasses").set_value(3).run()
+    at = open_lab({"dataset": "order_control"})
+    at.number_input(key="order_classes").set_value(3).run()
     at.button(key="load_order_control").click().run()
     assert not at.exception and not errors(at)
     assert any("order control (3 classes" in m.value and "order0, order1, order2" in m.value for m in at.markdown)

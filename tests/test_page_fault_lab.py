@@ -90,7 +90,7 @@ def test_defaults_show_the_synthetic_data_and_its_signals():
     assert [trace["name"] for trace in counts] == ["train", "val", "test"]
     assert at.multiselect(key="models").value == list(at.session_state[keys.DEFAULT_MODELS_KEY])
     assert at.radio(key="windowing").value == "time"
-    assert at.slider(key="seeds").value == 3
+    assert at.slider(key="n_seeds").value == 3
     assert at.slider(key="epochs").value == 40  # the CLI's default: at 8 the synthetic set's B had not converged
     assert not any("may not have converged" in caption.value for caption in at.caption)
     assert any(caption.value.startswith("Device: cpu") for caption in at.caption)
@@ -119,7 +119,9 @@ def test_explorer_marks_the_fault_rate_of_the_chosen_class():
 def test_the_page_job_trains_side_by_side_with_one_torch_thread_per_run(monkeypatch):
     plans = []
     real_start = lab.jobs.start
-    monkeypatch.setattr(lab.jobs, "start", lambda plan, owner: plans.append(plan) or real_start(plan, owner))
+    monkeypatch.setattr(
+        lab.jobs, "start", lambda plan, owner, workload=None: plans.append(plan) or real_start(plan, owner, workload)
+    )
     monkeypatch.setattr("core.lab.training.usable_cpus", lambda: 2)
     at = open_lab({"models": ["A", "B"]})
     set_tiny(at)
@@ -164,7 +166,7 @@ def test_bad_uploads_show_an_error_and_keep_data_and_results(trained, name, cont
     at = trained
     before_data = at.session_state[keys.DATA_KEY]
     before_results = at.session_state[keys.RESULTS_KEY]
-    at.radio(key="src").set_value("csv").run()
+    at.radio(key="dataset").set_value("csv").run()
     at.file_uploader(key="csv_files").set_value((name, content, "text/csv")).run()
     at.button(key="load_csv").click().run()
     assert not at.exception
@@ -176,7 +178,7 @@ def test_bad_uploads_show_an_error_and_keep_data_and_results(trained, name, cont
 
 
 def test_one_class_upload_is_refused_when_training_starts():
-    at = open_lab({"src": "csv"})
+    at = open_lab({"dataset": "csv"})
     one_class = "signal\n" + "\n".join(f"{np.sin(i / 3):.5f}" for i in range(30_000))
     at.file_uploader(key="csv_files").set_value(("normal.csv", one_class.encode(), "text/csv")).run()
     at.button(key="load_csv").click().run()
@@ -186,13 +188,13 @@ def test_one_class_upload_is_refused_when_training_starts():
 
 
 def test_csv_upload_happy_path_trains():
-    at = open_lab({"src": "csv"})
+    at = open_lab({"dataset": "csv"})
     at.file_uploader(key="csv_files").set_value(("example.csv", example_csv(), "text/csv")).run()
     at.button(key="load_csv").click().run()
     assert not errors(at)
     data = at.session_state[keys.DATA_KEY]
     assert data.source == "csv" and data.labels == ["normal", "IR007", "OR007"]
-    set_tiny(at, seeds=1)
+    set_tiny(at, n_seeds=1)
     at.multiselect(key="models").set_value(["A"]).run()
     at.checkbox(key="accept_wide").check().run()  # the example's 33 test windows detect 21 points at best
     results = train_to_the_end(at)
@@ -202,7 +204,7 @@ def test_csv_upload_happy_path_trains():
 
 def test_stop_during_training_keeps_the_page_alive():
     at = open_lab()
-    set_tiny(at, epochs=50, seeds=5, win=1024)
+    set_tiny(at, epochs=50, n_seeds=5, window=1024)
     at.button(key="train").click().run()
     job = at.session_state[keys.JOB_KEY]
     deadline = time.time() + 60
@@ -268,20 +270,20 @@ def test_deep_link_restores_the_experiment_controls():
     at = open_lab(
         {
             "models": ["A", "B-noPE", "CNN"],
-            "tok": "fft",
+            "tokens": "fft",
             "windowing": "random",
-            "win": "512",
+            "window": "512",
             "heads": "2",
-            "seeds": "2",
+            "n_seeds": "2",
         }
     )
     assert at.multiselect(key="models").value == ["A", "B-noPE", "CNN"]
-    assert at.radio(key="tok").value == "fft"
+    assert at.radio(key="tokens").value == "fft"
     assert at.radio(key="windowing").value == "random"
     assert any("leaks" in w.value for w in at.warning)
-    assert at.selectbox(key="win").value == 512
+    assert at.selectbox(key="window").value == 512
     assert at.selectbox(key="heads").value == 2
-    assert at.slider(key="seeds").value == 2
+    assert at.slider(key="n_seeds").value == 2
 
 
 def test_plan_problems_are_named_in_core_words_before_training():
@@ -302,7 +304,7 @@ def test_plan_problems_are_named_in_core_words_before_training():
 def test_cwru_folder_happy_path():
     if not CWRU_DIR.is_dir():
         pytest.skip(f"real CWRU files not found at {CWRU_DIR} (see ../shared/data/README.md)")
-    at = open_lab({"src": "cwru"})
+    at = open_lab({"dataset": "cwru"})
     at.text_input(key="cwru_dir").set_value(str(CWRU_DIR)).run()
     at.button(key="load_cwru").click().run()
     assert not errors(at), errors(at)
@@ -315,7 +317,7 @@ def test_cwru_folder_happy_path():
 
 
 def test_seu_page_says_it_was_not_run_on_real_files(tmp_path: Path):
-    at = open_lab({"src": "seu"})
+    at = open_lab({"dataset": "seu"})
     assert any("has not been run on the real files here" in w.value for w in at.warning)
     at.text_input(key="seu_dir").set_value(str(tmp_path)).run()
     at.button(key="load_seu").click().run()
@@ -326,7 +328,7 @@ def test_seu_page_says_it_was_not_run_on_real_files(tmp_path: Path):
 def test_cwru_uploaded_mat_files():
     if not CWRU_DIR.is_dir():
         pytest.skip(f"real CWRU files not found at {CWRU_DIR} (see ../shared/data/README.md)")
-    at = open_lab({"src": "cwru"})
+    at = open_lab({"dataset": "cwru"})
     at.radio(key="cwru_from").set_value("uploaded .mat files").run()
     uploads = [(name, (CWRU_DIR / name).read_bytes(), "application/octet-stream") for name in ("97.mat", "130.mat")]
     at.file_uploader(key="cwru_files").set_value(uploads).run()
@@ -339,7 +341,7 @@ def test_cwru_uploaded_mat_files():
 
 
 def test_cwru_upload_of_a_renamed_file_is_refused_and_keeps_the_data():
-    at = open_lab({"src": "cwru"})
+    at = open_lab({"dataset": "cwru"})
     before = at.session_state[keys.DATA_KEY]
     at.radio(key="cwru_from").set_value("uploaded .mat files").run()
     at.file_uploader(key="cwru_files").set_value(
@@ -357,12 +359,12 @@ def test_a_link_with_the_old_keys_opens_with_their_values_under_the_new_keys():
     assert at.checkbox(key="compare_windowings").value is True
     assert at.multiselect(key="train_loads").value == [0]
     assert at.multiselect(key="d_model_sweep").value == [16, 32]
-    assert not {"split", "cmp", "trl", "dms"} & set(at.query_params)  # the old keys left the link
+    assert not {"split", "cmp", "dloads", "trl", "dms"} & set(at.query_params)  # the old keys left the link
 
 
 def test_evaluations_beyond_one_experiment_show_their_tables_and_the_cli_command():
     query = {
-        "dloads": ["0", "1"],
+        "loads": ["0", "1"],
         "compare_windowings": "true",
         "snr": ["0", "8"],
         "train_loads": "0",
@@ -398,14 +400,14 @@ def test_evaluations_beyond_one_experiment_show_their_tables_and_the_cli_command
 
 
 def test_half_chosen_cross_load_is_refused_before_training():
-    at = open_lab({"dloads": ["0", "1"], "train_loads": "0"})
+    at = open_lab({"loads": ["0", "1"], "train_loads": "0"})
     assert any("both" in e for e in errors(at)), errors(at)
     assert at.button(key="train").disabled
 
 
 @pytest.mark.parametrize("folder", ["/etc", "../../..", str(ROOT)])
 def test_a_server_folder_outside_the_data_roots_is_refused_and_nothing_is_read(folder):
-    at = open_lab({"src": "cwru"})
+    at = open_lab({"dataset": "cwru"})
     before = at.session_state[keys.DATA_KEY]
     at.text_input(key="cwru_dir").set_value(folder).run()
     at.button(key="load_cwru").click().run()
@@ -421,7 +423,7 @@ def upload(at: AppTest, files: dict[str, bytes]) -> None:
 def test_files_of_sensor_columns_load_as_one_recording_each_and_the_preview_decides():
     from tests.test_inspect import four_sensor_file
 
-    at = open_lab({"src": "csv", "win": "256"})
+    at = open_lab({"dataset": "csv", "window": "256"})
     upload(at, {"healthy_load0.csv": four_sensor_file(0), "faulty_load0.csv": four_sensor_file(1, fault=True)})
     preview = at.session_state["csv_preview"]
     assert preview["edited_rows"] == {}
@@ -431,7 +433,7 @@ def test_files_of_sensor_columns_load_as_one_recording_each_and_the_preview_deci
     assert data.labels == ["healthy_load0", "faulty_load0"] and data.recordings[0].meta["column"] == "s1"
     text = " ".join(m.value for m in at.markdown)
     assert "classes healthy_load0, faulty_load0." in text
-    set_tiny(at, seeds=1)
+    set_tiny(at, n_seeds=1)
     at.multiselect(key="models").set_value(["A"]).run()
     at.checkbox(key="accept_wide").check().run()  # a few seconds of data: too few test windows, and it says so
     results = train_to_the_end(at)
@@ -456,7 +458,7 @@ def test_files_of_sensor_columns_load_as_one_recording_each_and_the_preview_deci
 
 def test_the_class_prefix_switch_and_a_flat_channel_refused_at_load_keeping_the_data_there_was():
     rows = "s1,s2\n" + "\n".join(f"{np.sin(i / 3):.4f},0.0" for i in range(20_000))
-    at = open_lab({"src": "csv"})
+    at = open_lab({"dataset": "csv"})
     before = at.session_state[keys.DATA_KEY]
     upload(at, {"healthy_load0.csv": rows.encode(), "healthy_load50.csv": rows.encode()})
     at.checkbox(key="class_prefix").check().run()
@@ -510,16 +512,16 @@ def _download_keys(at: AppTest) -> list[str]:
 
 def test_a_new_data_seed_loads_at_once_and_a_link_with_it_opens_the_same_view():
     at = open_lab()
-    at.number_input(key="dseed").set_value(4).run()
+    at.number_input(key="data_seed").set_value(4).run()
     assert not at.exception
-    assert at.number_input(key="dseed").value == 4  # bound: the browser writes it to the link as ?dseed=4
+    assert at.number_input(key="data_seed").value == 4  # bound: the browser writes it to the link as ?data_seed=4
     assert at.session_state[keys.DATA_KEY].spec.data_seed == 4  # loaded without pressing "Use the synthetic set"
     text = " ".join(m.value for m in at.markdown)
     assert "**Current data:** the built-in synthetic set (seed 4, loads 0 HP)" in text
     changed = trace_array(figures(at)[0]["data"][0], "y")
     seed0 = trace_array(figures(open_lab())[0]["data"][0], "y")
     assert not np.array_equal(changed, seed0)  # another set of signals, not seed 0 relabelled
-    link = open_lab({"dseed": "4"})  # a fresh session opened from that link
+    link = open_lab({"data_seed": "4"})  # a fresh session opened from that link
     assert link.session_state[keys.DATA_KEY].spec.data_seed == 4
     assert "(seed 4, loads 0 HP)" in " ".join(m.value for m in link.markdown)
     assert np.array_equal(trace_array(figures(link)[0]["data"][0], "y"), changed)  # the view the link names
@@ -527,7 +529,7 @@ def test_a_new_data_seed_loads_at_once_and_a_link_with_it_opens_the_same_view():
 
 def test_new_synthetic_loads_load_at_once():
     at = open_lab()
-    at.multiselect(key="dloads").set_value([0, 2]).run()
+    at.multiselect(key="loads").set_value([0, 2]).run()
     assert not at.exception
     assert at.session_state[keys.DATA_KEY].loads == [0, 2]
     assert "(seed 0, loads 0, 2 HP)" in " ".join(m.value for m in at.markdown)
@@ -547,7 +549,7 @@ def test_the_signals_and_the_result_figures_each_offer_one_download(trained):
 def test_an_uploaded_file_is_your_signal_and_the_file_name_box_shows_only_where_a_file_name_gives_a_class():
     from tests.test_inspect import four_sensor_file
 
-    at = open_lab({"src": "csv"})
+    at = open_lab({"dataset": "csv"})
     upload(at, {"example.csv": example_csv()})  # a label column names the classes: the file name names none
     assert "class_prefix" not in [box.key for box in at.checkbox]
     at.button(key="load_csv").click().run()
@@ -569,11 +571,11 @@ def test_the_synthetic_bearings_keep_their_acceleration_axis_and_the_fault_that_
 
 
 def test_controls_that_do_not_apply_are_hidden_d_model_without_an_embedding_and_folds_outside_time_cv():
-    at = open_lab({"models": ["A"], "dm": "64"})  # no model with an embedding: no width to choose
-    assert "dm" not in [box.key for box in at.selectbox]
-    assert dict(at.query_params)["dm"] == "64"  # the link's width is kept, not dropped, for when it applies again
+    at = open_lab({"models": ["A"], "d_model": "64"})  # no model with an embedding: no width to choose
+    assert "d_model" not in [box.key for box in at.selectbox]
+    assert dict(at.query_params)["d_model"] == "64"  # the link's width is kept, not dropped, for when it applies again
     at.multiselect(key="models").set_value(["A", "B"]).run()
-    assert at.selectbox(key="dm").value == 64
+    assert at.selectbox(key="d_model").value == 64
     assert "study_folds" in [slider.key for slider in at.slider]
     at.radio(key="study_design").set_value("load-out").run()  # one fold per load held out: no count to choose
     assert "study_folds" not in [slider.key for slider in at.slider]

@@ -29,7 +29,7 @@ def endless_jobs(monkeypatch):
 
 
 def test_a_deep_link_past_the_pages_budget_disables_train_and_shows_the_command():
-    at = open_lab({"models": ALL_MODELS, "seeds": "5", "epochs": "50", "compare_windowings": "true"})
+    at = open_lab({"models": ALL_MODELS, "n_seeds": "5", "epochs": "50", "compare_windowings": "true"})
     runs = len(ALL_MODELS) * 5 * 2  # every model, each seed, on the time split and the random split
     assert runs > MAX_PAGE_RUNS
     assert any(c.value.startswith(f"{runs} training runs: about") for c in at.caption)
@@ -50,7 +50,7 @@ def test_a_queued_job_says_how_many_wait_ahead_and_refusals_keep_the_page(endles
         )
         for n in range(2)
     ]
-    at = open_lab({"models": ["A", "CNN"], "seeds": "1", "epochs": "1"})
+    at = open_lab({"models": ["A", "CNN"], "n_seeds": "1", "epochs": "1"})
     at.button(key="train").click().run()
     job = at.session_state[keys.JOB_KEY]
     assert job.status().jobs_ahead == 2 and ahead[0].status().state == "running"

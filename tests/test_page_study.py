@@ -59,7 +59,7 @@ def test_b_nope_is_defined_where_the_page_first_names_it():
 
 def test_a_tiny_study_runs_as_a_job_and_shows_its_comparisons_and_figures():
     at = open_lab({"models": ["B-noPE", "B"]})
-    set_tiny(at, seeds=1)
+    set_tiny(at, n_seeds=1)
     at.slider(key="study_seeds").set_value(1).run()
     at.slider(key="study_folds").set_value(3).run()
     assert any("6 training runs" in c.value for c in at.caption)

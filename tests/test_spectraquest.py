@@ -113,7 +113,7 @@ def test_the_fault_lab_refuses_a_spectraquest_folder_outside_its_data_roots_in_o
     from tests.apptest_utils import errors, open_lab
 
     monkeypatch.setenv("PE_LAB_DATA_DIR", str(tmp_path))
-    at = open_lab({"src": "spectraquest"})
+    at = open_lab({"dataset": "spectraquest"})
     at.text_input(key="sq_dir").set_value("/etc").run()
     at.button(key="load_spectraquest").click().run()
     assert not at.exception

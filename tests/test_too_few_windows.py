@@ -164,7 +164,7 @@ def test_the_study_cli_on_too_few_windows_exits_2_unless_accepted(tmp_path, caps
 
 
 def _upload(at, content: bytes) -> None:
-    at.radio(key="src").set_value("csv").run()
+    at.radio(key="dataset").set_value("csv").run()
     at.file_uploader(key="csv_files").set_value(("two_classes.csv", content, "text/csv")).run()
     at.button(key="load_csv").click().run()
     assert not at.exception, [e.message for e in at.exception]

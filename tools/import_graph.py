@@ -16,6 +16,10 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
+import numpy as np
+from scipy.sparse import coo_array
+from scipy.sparse.csgraph import connected_components
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = "core"
 # Layers, lowest first: a module may import from its own layer or any layer below, never above. A module is
@@ -44,7 +48,7 @@ LAYERS: list[tuple[str, ...]] = [
         "core.lab.explorer",
     ),
     ("core.lab.side_by_side", "core.lab.backends", "core.lab.cli_args", "core.lab.runs"),
-    ("core.lab.study",),  # below the evaluations and the experiment: the study never imports them
+    ("core.lab.study", "core.lab.wait"),  # below the evaluations and the experiment: the study never imports them
     ("core.lab.evaluations",),
     ("core.lab.experiment",),
     ("core.lab", "core.lab.jobs", "core.lab.reopen", "core.lab.figures", "core.lab.shipped"),
@@ -90,39 +94,17 @@ def graph(root: Path = ROOT) -> dict[str, set[str]]:
 
 
 def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
-    """The strongly connected components with more than one module (Tarjan), each sorted."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    found: list[list[str]] = []
-
-    def visit(node: str) -> None:
-        index[node] = low[node] = len(index)
-        stack.append(node)
-        on_stack.add(node)
-        for nxt in edges.get(node, ()):
-            if nxt not in index:
-                visit(nxt)
-                low[node] = min(low[node], low[nxt])
-            elif nxt in on_stack:
-                low[node] = min(low[node], index[nxt])
-        if low[node] == index[node]:
-            component = []
-            while True:
-                top = stack.pop()
-                on_stack.discard(top)
-                component.append(top)
-                if top == node:
-                    break
-            if len(component) > 1:
-                found.append(sorted(component))
-
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
-    for node in sorted(edges):
-        if node not in index:
-            visit(node)
-    return sorted(found)
+    """The strongly connected components with more than one module (scipy's csgraph), each sorted."""
+    nodes = sorted(set(edges).union(*edges.values()))
+    position = {node: i for i, node in enumerate(nodes)}
+    pairs = [(position[source], position[target]) for source, targets in edges.items() for target in targets]
+    rows, columns = (list(ends) for ends in zip(*pairs)) if pairs else ([], [])
+    links = coo_array((np.ones(len(pairs)), (rows, columns)), shape=(len(nodes), len(nodes)))
+    _, labels = connected_components(links, directed=True, connection="strong")
+    components: dict[int, list[str]] = {}
+    for node, label in zip(nodes, labels):
+        components.setdefault(int(label), []).append(node)
+    return sorted(sorted(component) for component in components.values() if len(component) > 1)
 
 
 def layer_of(name: str) -> int | None:

@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 
 from core.lab.backends import BACKENDS, INSTALL, backend
 from core.lab.models import MODEL_NAMES, TOKEN_KINDS, ModelConfig
+from core.lab.names import SHARED_FLAG_ALIASES, flag_names
 from core.lab.training import LR_SCHEDULES, TrainConfig
 
 
@@ -77,10 +78,20 @@ def add_training_arguments(
         "--ray-address", default="auto", help="Ray cluster address; auto joins a running one (ray start --head)"
     )
     training = parser.add_argument_group("training")
-    training.add_argument("--seeds", type=ints, default=list(seeds))
+    chosen = training.add_mutually_exclusive_group()
+    chosen.add_argument("--seeds", type=ints, default=list(seeds), help="the seeds of the runs, e.g. 0,1,2")
+    chosen.add_argument(
+        "--n-seeds", dest="seeds", type=seed_count, default=argparse.SUPPRESS, help="N: the seeds 0 to N-1"
+    )
     training.add_argument("--epochs", type=int, default=TrainConfig.epochs)
     training.add_argument("--batch-size", type=int, default=TrainConfig.batch_size)
-    training.add_argument("--lr", type=float, default=TrainConfig.learning_rate)
+    training.add_argument(
+        *flag_names("--learning-rate", SHARED_FLAG_ALIASES),
+        dest="learning_rate",
+        type=float,
+        default=TrainConfig.learning_rate,
+        help="AdamW's learning rate (--lr is its old name)",
+    )
     training.add_argument("--lr-schedule", choices=LR_SCHEDULES, default=TrainConfig.lr_schedule)
     training.add_argument("--weight-decay", type=float, default=TrainConfig.weight_decay)
     training.add_argument("--patience", type=int, default=TrainConfig.patience)
@@ -122,7 +133,7 @@ def train_config(args: argparse.Namespace) -> TrainConfig:
         model=model,
         epochs=args.epochs,
         batch_size=args.batch_size,
-        learning_rate=args.lr,
+        learning_rate=args.learning_rate,
         weight_decay=args.weight_decay,
         patience=args.patience,
         min_delta=args.min_delta,
@@ -162,6 +173,17 @@ def runs_at_once(args: argparse.Namespace, device: str | None) -> tuple[int, str
     return workers, args.backend, args.ray_address
 
 
+def seed_count(text: str) -> list[int]:
+    """An argparse type for a number of seeds N, read as the seeds 0 to N-1 (the page's Seeds slider)."""
+    try:
+        count = int(text)
+    except ValueError:
+        count = 0
+    if count < 1:
+        raise argparse.ArgumentTypeError(f"expected a number of seeds of at least 1, got {text!r}")
+    return list(range(count))
+
+
 def parse_list(kind: str):
     """An argparse type for a comma-separated list of ints or floats."""
     cast, example = (int, "0,1,2") if kind == "ints" else (float, "-4,0,4")
@@ -192,7 +214,7 @@ MODEL_FLAGS = (
 TRAIN_FLAGS = (
     ("--epochs", "epochs"),
     ("--batch-size", "batch_size"),
-    ("--lr", "learning_rate"),
+    ("--learning-rate", "learning_rate"),
     ("--lr-schedule", "lr_schedule"),
     ("--weight-decay", "weight_decay"),
     ("--patience", "patience"),

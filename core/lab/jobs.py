@@ -34,7 +34,15 @@ from core.lab.experiment.plan import Plan, run_plan
 from core.lab.report import plural
 from core.lab.runs import MAIN, EpochEnded, Event, PlanStopped, RunFinished, RunStarted, StageStarted
 from core.lab.study.runner import StudyPlan, run_study
-from core.limits import ABANDONED_AFTER_S, MAX_JOBS_PER_SESSION, MAX_PAGE_RUNS, MAX_QUEUED_JOBS, BudgetExceeded
+from core.lab.wait import Workload, describe_limit, describe_wait, estimate
+from core.limits import (
+    ABANDONED_AFTER_S,
+    MAX_JOBS_PER_SESSION,
+    MAX_PAGE_RUNS,
+    MAX_PAGE_SECONDS,
+    MAX_QUEUED_JOBS,
+    BudgetExceeded,
+)
 
 _log = logging.getLogger(__name__)
 
@@ -93,9 +101,10 @@ class Job:
 
     _ids = itertools.count(1)
 
-    def __init__(self, plan: Plan | StudyPlan, owner: str | None = None):
+    def __init__(self, plan: Plan | StudyPlan, owner: str | None = None, workload: Workload | None = None):
         self.plan = plan
         self.owner = owner
+        self.workload = workload  # what its wait was estimated from (core.lab.wait), when it was
         self.job_id = next(Job._ids)
         self._polled_at = clock()
         self._reason: str | None = None
@@ -319,25 +328,26 @@ def _withdraw(job: Job) -> bool:
         return False
 
 
-def start(plan: Plan | StudyPlan, owner: str | None = None) -> Job:
-    """Queue `plan` behind any jobs already waiting and return its handle at once.
+def start(plan: Plan | StudyPlan, owner: str | None = None, workload: Workload | None = None) -> Job:
+    """Queue `plan` behind any jobs already waiting and return its handle at once; `workload` is what its wait
+    was estimated from (core.lab.wait), kept on the job so that the page learns its speed when it ends.
 
     With an `owner` (a page's session id) the job must fit the page's budgets: BudgetExceeded, in one line,
     when the queue is full, when the owner already has a job running or waiting, or when the plan alone has
-    more runs than one press of the page may start (unless they go to a cluster). Without one (the CLIs),
-    nothing here refuses it."""
-    job = Job(plan, owner)
+    more runs, or its `workload` a longer estimated wait, than one press of the page may start (unless they go
+    to a cluster). Without one (the CLIs), nothing here refuses it."""
+    job = Job(plan, owner, workload)
     with _queue_lock:
         if owner is not None:
             _sweep()
-            _check_budgets(plan, owner)
+            _check_budgets(plan, owner, workload)
         _waiting.append(job)
         _ensure_worker()
         _queue_lock.notify()
     return job
 
 
-def _check_budgets(plan: Plan | StudyPlan, owner: str) -> None:
+def _check_budgets(plan: Plan | StudyPlan, owner: str, workload: Workload | None) -> None:
     active = _active()
     if sum(job.owner == owner for job in active) >= MAX_JOBS_PER_SESSION:
         raise BudgetExceeded(
@@ -352,6 +362,12 @@ def _check_budgets(plan: Plan | StudyPlan, owner: str) -> None:
         raise BudgetExceeded(
             f"{plan.run_count()} training runs are more than one press of the page may start ({MAX_PAGE_RUNS}): "
             "run it from the command line instead."
+        )
+    seconds = 0.0 if workload is None else estimate(workload)  # the nominal speed, as the page's own check
+    if plan.backend == "local" and seconds > MAX_PAGE_SECONDS:
+        raise BudgetExceeded(
+            f"{describe_wait(seconds).capitalize()} of training is longer than one press of the page may take "
+            f"({describe_limit(MAX_PAGE_SECONDS)}): run it from the command line instead."
         )
 
 

@@ -20,8 +20,27 @@ WINDOWINGS = ("time", "random")  # windowing: how the windows of a recording go 
 DESIGNS = ("time-cv", "load-out", "fault-size")  # design: how a study cuts its folds
 
 # --- old URL keys (the page's widget keys) -> new ----------------------------------------------------------
+# A Fault-lab URL key is the long name of the CLI flag that sets the same thing, with "_" for "-" (?window=512
+# is --window 512): the short codes of earlier links are read as these names and leave the link.
 
 URL_ALIASES: dict[str, str] = {
+    "src": "dataset",
+    "dseed": "data_seed",  # the synthetic set's seed
+    "oseed": "data_seed",  # the order control's seed: one flag, --data-seed, sets both
+    "dloads": "loads",  # the synthetic set's motor loads (HP)
+    "cloads": "loads",  # CWRU's motor loads (HP)
+    "sqloads": "loads",  # SpectraQuest's loads (percent): one flag, --loads, sets all three
+    "cch": "channel",  # CWRU's channel
+    "sqch": "channel",  # SpectraQuest's channel: one flag, --channel, sets both
+    "scond": "seu_condition",
+    "sch": "seu_channel",
+    "oclasses": "order_classes",
+    "opatch": "order_patch",
+    "tok": "tokens",
+    "win": "window",
+    "dm": "d_model",
+    "lr": "learning_rate",
+    "seeds": "n_seeds",  # a count on the page; --seeds lists the seeds themselves
     "split": "windowing",
     "trl": "train_loads",
     "tel": "test_loads",
@@ -29,6 +48,8 @@ URL_ALIASES: dict[str, str] = {
     "pes": "pe_scale_sweep",
     "cmp": "compare_windowings",
 }
+# The one URL key that is no flag of its own: the windowing comparison is the second value of --windowing.
+URL_KEYS_WITHOUT_A_FLAG: dict[str, str] = {"compare_windowings": "--windowing time,random"}
 
 
 def new_url_key(key: str) -> str:
@@ -36,10 +57,21 @@ def new_url_key(key: str) -> str:
     return URL_ALIASES.get(key, key)
 
 
-# --- CLI flags: new flag -> the old flags that still parse to the same value ------------------------------
+def url_key_of_flag(flag: str) -> str:
+    """The URL key of a CLI flag: its long name with "_" for "-" (--data-seed -> data_seed)."""
+    return flag.removeprefix("--").replace("-", "_")
 
-EXPERIMENT_FLAG_ALIASES: dict[str, tuple[str, ...]] = {"--windowing": ("--split",)}
-STUDY_FLAG_ALIASES: dict[str, tuple[str, ...]] = {"--design": ("--split",)}
+
+# --- CLI flags: new flag -> the old flags that still parse to the same value ------------------------------
+# Commands the lab writes use the new flag; an old command still runs.
+
+SHARED_FLAG_ALIASES: dict[str, tuple[str, ...]] = {"--learning-rate": ("--lr",)}  # both CLIs (core.lab.cli_args)
+EXPERIMENT_FLAG_ALIASES: dict[str, tuple[str, ...]] = {
+    "--windowing": ("--split",),
+    "--windowing-seed": ("--split-seed",),
+    **SHARED_FLAG_ALIASES,
+}
+STUDY_FLAG_ALIASES: dict[str, tuple[str, ...]] = {"--design": ("--split",), **SHARED_FLAG_ALIASES}
 # A list after `--d-model` or `--pe-scale` keeps meaning the sweep, as before these flags existed; one value
 # sets the one width or scale.
 SWEEP_FLAGS: dict[str, str] = {"--d-model": "--d-model-sweep", "--pe-scale": "--pe-scale-sweep"}
@@ -52,7 +84,8 @@ def flag_names(flag: str, aliases: Mapping[str, tuple[str, ...]]) -> tuple[str, 
 
 # --- keywords of a plan: old -> new ------------------------------------------------------------------------
 
-CUTTING_KEY_RENAMES: dict[str, str] = {"split": "shares", "mode": "windowing"}  # Plan.cutting (was windowing)
+# Plan.cutting (was Plan.windowing): its seed is the random windowing's, not a run's
+CUTTING_KEY_RENAMES: dict[str, str] = {"split": "shares", "mode": "windowing", "seed": "windowing_seed"}
 SETTING_RENAMES: dict[str, str] = {"compare_splits": "compare_windowings"}  # Plan.evaluations, config.evaluations
 MODEL_KEY_RENAMES: dict[str, str] = {"n_heads": "heads", "n_layers": "layers"}  # ModelConfig fields
 

@@ -1,16 +1,34 @@
-"""How long an experiment or a study will take before it starts, and whether one press of the page may start it.
+"""How long an experiment or a study will take, before it starts: the one wait estimate of the lab.
 
-One rule for both: runs x the training windows of one run x the epoch cap, at the measured training speed,
-`workers` runs side by side. The training windows are counted from the real cut (the plan's window starts, the
-study's folds), not guessed from a share of the recordings, so a window, a stride or a design that leaves
-samples unused is counted as it will train. Early stopping usually ends runs sooner: the estimate is an
-upper bound of the training, not a promise.
+One rule for every estimate, on the page, in the CLIs and in the job queue: the training runs go in rounds of
+`workers` side by side, each run its training windows x the epoch cap, at a rate of seconds per (window x
+epoch), windows counted in 1024-sample units (shorter windows go proportionally faster):
+
+    seconds = fixed + ceil(runs / workers) x windows x epochs x (window / 1024) x rate
+
+The training windows are counted from the real cut (the plan's window starts, the study's folds), not guessed
+from a share of the recordings, so a window, a stride or a design that leaves samples unused is counted as it
+will train. Early stopping usually ends runs sooner: the estimate is an upper bound of the training.
+
+The rate is either the nominal one (`estimate(work)`: what a press may start, the study's wait and the CLIs'
+line, so that a budget does not depend on how busy a server was) or this server's measured one
+(`estimate(work, speed)` with a `SpeedModel`: the wait the page tells before a press). A speed model starts from
+a short timed training of model B when the server starts (`calibrate`), scaled by RAW_TO_EFFECTIVE, then
+follows the presses the server finished: each gives the rate that would have told its wait exactly, and the
+median of the last OBSERVED of them is the rate told next. Its fixed part is the page's own cost (PAGE_SECONDS).
 """
 
 from __future__ import annotations
 
+import math
+import statistics
+import threading
+from collections import deque
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from core.lab.report import plural
 from core.lab.study.folds import training_window_counts
@@ -18,38 +36,181 @@ from core.lab.vibration.types import Recording
 from core.lab.vibration.windows import count_training_windows
 from core.limits import MAX_PAGE_RUNS, MAX_PAGE_SECONDS
 
+REFERENCE_WINDOW = 1024  # samples: rates are per window of this length
 # training windows per second of one run on one CPU thread, validation passes included, for 1024-sample
-# windows (the shipped CWRU 0 HP time-cv study, two runs side by side: median 4,960 for A, 4,740 for B);
-# shorter windows go proportionally faster
+# windows (the shipped CWRU 0 HP time-cv study, two runs side by side: median 4,960 for A, 4,740 for B)
 WINDOWS_PER_SECOND_1024 = 4_800
+# a default press's effective seconds per (window x epoch of the cap) over the calibration's raw seconds per
+# (window x epoch), measured with bench/one_button.py on a 2-core machine: above 1 with two runs side by side
+# (they slow each other more over a whole press than in the short calibration), below 1 on one core (early
+# stopping); one factor between the two keeps both waits well inside ±25 %
+RAW_TO_EFFECTIVE = 1.1
+PAGE_SECONDS = 1.5  # the page's 1 s poll (0.5 s on average) and drawing the results, measured in Chromium
+OBSERVED = 20  # finished presses the told rate follows
+CALIBRATION_WINDOWS, CALIBRATION_EPOCHS = 512, 2
+CALIBRATION_ROUNDS = 3  # timed rounds after an untimed one; the fastest counts (the least disturbed by others)
+NOMINAL_BASIS = "early stopping often ends runs sooner"
+
+
+@dataclass(frozen=True)
+class Workload:
+    """What a wait is estimated for: `runs` runs, each over `windows` training windows (a study's mean over its
+    folds) of `window` samples for at most `epochs` epochs, `workers` of them side by side."""
+
+    runs: int
+    windows: float
+    epochs: int
+    workers: int = 1
+    window: int = REFERENCE_WINDOW
+
+    @property
+    def units(self) -> float:
+        """Rounds x windows x epochs, in windows of REFERENCE_WINDOW samples: what a rate multiplies."""
+        return training_rounds(self.runs, self.workers) * self.windows * self.epochs * self.window / REFERENCE_WINDOW
+
+
+def training_rounds(runs: int, workers: int) -> int:
+    """Rounds of runs side by side: 6 runs on 2 workers are 3 rounds, 1 run on 2 workers is 1."""
+    return math.ceil(max(0, runs) / max(1, workers))
 
 
 def windows_per_second(window: int) -> float:
-    """Training windows one run gets through per second at this window length (shorter is proportionally faster)."""
-    return WINDOWS_PER_SECOND_1024 * 1024 / window
+    """Training windows one run gets through per second at the nominal speed at this window length (shorter is
+    proportionally faster)."""
+    return WINDOWS_PER_SECOND_1024 * REFERENCE_WINDOW / window
 
 
-def expected_seconds(
-    n_training_windows: float, runs: int, epochs: int, windows_per_second: float, workers: int = 1
-) -> float:
-    """Seconds for `runs` runs of `n_training_windows` windows each, every run at most `epochs` epochs,
-    `workers` of them side by side."""
-    return runs * n_training_windows * epochs / windows_per_second / max(1, workers)
+def estimate(work: Workload, speed: SpeedModel | None = None) -> float:
+    """The one wait estimate, in seconds from the start to the last run's end: at the nominal speed (None), or
+    at this server's measured one with the page's fixed cost (a SpeedModel)."""
+    if speed is None:
+        return work.units / WINDOWS_PER_SECOND_1024
+    return PAGE_SECONDS + work.units * speed.rate
+
+
+def told_wait(work: Workload, where: str, speed: SpeedModel | None = None) -> str:
+    """The wait in one line, as the page and the CLIs tell it: "6 training runs: about 40 s on this server (early
+    stopping often ends runs sooner)."; with a SpeedModel, what its rate was measured from."""
+    basis = NOMINAL_BASIS if speed is None else speed.basis()
+    return f"{plural(work.runs, 'training run')}: {describe_wait(estimate(work, speed))} on {where} ({basis})."
+
+
+# --- the training windows a run trains on -------------------------------------------------------------------
 
 
 def plan_training_windows(recordings: Sequence[Recording], cutting: Mapping[str, Any]) -> int:
     """The training windows of one run of a plan: the recordings cut as the plan cuts them (`cutting`: the
-    plan's make_windows keyword arguments, Plan.windowing)."""
+    plan's make_windows keyword arguments, Plan.cutting)."""
     return count_training_windows(list(recordings), **cutting)
 
 
 def fold_training_windows(
-    recordings: Sequence[Recording], design: str, window: int, folds: int = 5, stride: int | None = None
+    recordings: Sequence[Recording],
+    design: str,
+    window: int,
+    folds: int = 5,
+    stride: int | None = None,
+    **options: Any,
 ) -> list[int]:
-    """The training windows of each fold of a study (its design, window, fold count and stride), cut as the
-    study will cut them."""
-    return training_window_counts(design, recordings, window, folds, stride)
+    """The training windows of each fold of a study (its design, window, fold count, stride and make_folds'
+    keyword-only `options`), cut as the study will cut them."""
+    return training_window_counts(design, recordings, window, folds, stride, **options)
 
+
+def plan_workload(plan: Any) -> Workload:
+    """What the wait of a plan a CLI is about to run is estimated from: a study's plan (its runs over the mean of
+    its folds' training windows) or an experiment's (its runs over the training windows of its cut)."""
+    if hasattr(plan, "design"):  # a study: StudyPlan
+        recordings = plan.recordings() if callable(plan.recordings) else plan.recordings
+        per_fold = fold_training_windows(
+            list(recordings), plan.design, plan.window, plan.folds, plan.stride, **plan.fold_options()
+        )
+        windows, window = sum(per_fold) / max(1, len(per_fold)), plan.window
+    elif hasattr(plan.data, "x_train"):  # an experiment on windows already cut
+        windows, window = len(plan.data.x_train), plan.data.window
+    else:  # an experiment on recordings, cut with its `cutting`
+        windows, window = plan_training_windows(plan.data, plan.cutting), plan.cutting.get("window", REFERENCE_WINDOW)
+    return Workload(plan.run_count(), windows, plan.config.epochs, plan.workers, window)
+
+
+def plan_wait_line(plan: Any) -> str:
+    """The line a CLI prints before it trains `plan` (see plan_workload), at the nominal speed."""
+    return told_wait(plan_workload(plan), "the cluster" if plan.backend == "ray" else "this machine")
+
+
+# --- this server's measured speed ----------------------------------------------------------------------------
+
+
+def calibrate(window: int = REFERENCE_WINDOW, threads: int = 1, workers: int = 1) -> float:
+    """Raw seconds per (training window of REFERENCE_WINDOW samples x epoch) of one round of `workers` runs of
+    model B trained side by side on this machine now, each with `threads` torch threads: short trainings on
+    random windows, validation and test included, as the page's runs train. Side by side, runs share the memory
+    bus and caches, so a round of two is slower than one run alone even on two cores: the calibration measures
+    it rather than assume it."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from core.lab.training import TrainConfig, train
+    from core.lab.vibration.windows import WindowSet
+
+    rng = np.random.default_rng(0)
+
+    def windows(n: int) -> np.ndarray:
+        return rng.standard_normal((n, window)).astype(np.float32)
+
+    labels = np.arange(CALIBRATION_WINDOWS) % 2
+    data = WindowSet(
+        windows(CALIBRATION_WINDOWS), labels, windows(64), labels[:64], windows(32), labels[:32],
+        ["one", "two"], 12_000.0, window, window, "time", 0.0, 1.0,
+    )  # fmt: skip
+    config = TrainConfig(epochs=CALIBRATION_EPOCHS, patience=CALIBRATION_EPOCHS, threads=threads)
+    rounds = []
+    with ThreadPoolExecutor(max(1, workers)) as pool:
+        for _ in range(1 + CALIBRATION_ROUNDS):  # the first round pays one-time costs (imports, allocations)
+            runs = pool.map(lambda seed: train(data, "B", config, seed=seed, device="cpu"), range(max(1, workers)))
+            rounds.append(max(run["train_seconds"] for run in runs))
+    work = Workload(max(1, workers), CALIBRATION_WINDOWS, CALIBRATION_EPOCHS, max(1, workers), window)
+    return min(rounds[1:]) / work.units
+
+
+class SpeedModel:
+    """This server's measured speed, which the page's told wait follows; safe to share between sessions."""
+
+    def __init__(self, raw_seconds_per_window_epoch: float) -> None:
+        if not raw_seconds_per_window_epoch > 0:
+            raise ValueError(f"a calibration gives a positive rate, got {raw_seconds_per_window_epoch!r}")
+        self._prior = raw_seconds_per_window_epoch * RAW_TO_EFFECTIVE
+        self._observed: deque[float] = deque(maxlen=OBSERVED)
+        self._lock = threading.Lock()
+
+    @property
+    def rate(self) -> float:
+        """Effective seconds per (window x epoch of the cap): the median of the presses observed, else the prior."""
+        with self._lock:
+            return statistics.median(self._observed) if self._observed else self._prior
+
+    @property
+    def presses(self) -> int:
+        """How many finished presses the rate follows."""
+        with self._lock:
+            return len(self._observed)
+
+    def basis(self) -> str:
+        """What the rate comes from, in words."""
+        presses = self.presses
+        if presses:
+            return f"from the last {plural(presses, 'press', 'presses')} this server finished"
+        return "from this server's speed, measured when it started"
+
+    def observe(self, work: Workload, job_seconds: float) -> None:
+        """A press of `work` that ran to its end: its job took `job_seconds` (training, from start to the last
+        run); a press of no work or of no finite positive time teaches nothing."""
+        if work.units <= 0 or not job_seconds > 0 or not math.isfinite(job_seconds):
+            return
+        with self._lock:
+            self._observed.append(job_seconds / work.units)
+
+
+# --- the default press ---------------------------------------------------------------------------------------
 
 # The default press asks the short answer's question, B against B-noPE (the encoding alone), and trains A beside
 # them when the press with A is told at most DEFAULT_PRESS_SECONDS: about the wait the two-model press (A and B)
@@ -67,6 +228,8 @@ def press_models(seconds_with_beside: float | None) -> tuple[str, ...]:
         return (BESIDE_MODEL, *QUESTION_MODELS)
     return QUESTION_MODELS
 
+
+# --- the wait and the page's budget in words -----------------------------------------------------------------
 
 SECONDS_UNDER = 180  # a wait shorter than this is told in seconds: whole minutes were off by up to 50 % there
 

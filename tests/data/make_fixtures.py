@@ -113,31 +113,32 @@ def first_difference(
     `float_tolerance` (relative, and absolute near zero; 0: exactly). Strings, integers, booleans, None and the
     structure always compare exactly."""
     if isinstance(expected, float) and isinstance(actual, float):  # numpy's float64 is a float too
-        key = where.rsplit(".", 1)[-1].split("[")[0]
-        tolerance = RESCALED_TOLERANCE if key in rescaled else float_tolerance
-        if expected == actual or math.isclose(expected, actual, rel_tol=tolerance, abs_tol=tolerance):
-            return None
-        return f"{where}: {expected!r} != {actual!r}" + (f" (beyond {tolerance:g} relative)" if tolerance else "")
+        return _float_difference(expected, actual, where, rescaled, float_tolerance)
     if type(expected) is not type(actual):
         return f"{where}: {type(expected).__name__} {expected!r:.80} != {type(actual).__name__} {actual!r:.80}"
     if isinstance(expected, dict):
         if set(expected) != (set(actual) & set(expected) if allow_new else set(actual)):
             missing, new = sorted(set(expected) - set(actual)), sorted(set(actual) - set(expected))
             return f"{where}: keys differ: missing {missing}, new {new}"
-        for key in expected:
-            found = first_difference(expected[key], actual[key], f"{where}.{key}", allow_new, rescaled, float_tolerance)
-            if found:
-                return found
-        return None
-    if isinstance(expected, list):
+        pairs = [(expected[key], actual[key], f"{where}.{key}") for key in expected]
+    elif isinstance(expected, list):
         if len(expected) != len(actual):
             return f"{where}: {len(expected)} items != {len(actual)}"
-        for i, (one, other) in enumerate(zip(expected, actual)):
-            found = first_difference(one, other, f"{where}[{i}]", allow_new, rescaled, float_tolerance)
-            if found:
-                return found
+        pairs = [(one, other, f"{where}[{i}]") for i, (one, other) in enumerate(zip(expected, actual))]
+    else:
+        return None if expected == actual else f"{where}: {expected!r} != {actual!r}"
+    found = (first_difference(one, other, at, allow_new, rescaled, float_tolerance) for one, other, at in pairs)
+    return next((difference for difference in found if difference), None)
+
+
+def _float_difference(
+    expected: float, actual: float, where: str, rescaled: frozenset[str], float_tolerance: float
+) -> str | None:
+    key = where.rsplit(".", 1)[-1].split("[")[0]
+    tolerance = RESCALED_TOLERANCE if key in rescaled else float_tolerance
+    if expected == actual or math.isclose(expected, actual, rel_tol=tolerance, abs_tol=tolerance):
         return None
-    return None if expected == actual else f"{where}: {expected!r} != {actual!r}"
+    return f"{where}: {expected!r} != {actual!r}" + (f" (beyond {tolerance:g} relative)" if tolerance else "")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -38,6 +38,7 @@ from ui.lab.links import (
     ORDER_PATCHES,
     SEU_CHANNELS,
     SEU_CONDITIONS,
+    SOURCE_CHOICE_KEYS,
     SOURCES,
     SPECTRAQUEST_CHANNELS,
     SPECTRAQUEST_LOADS,
@@ -191,21 +192,28 @@ def cwru_download(folder: str, loads: tuple[int, ...], channel: str, bar: Any) -
 
 def data_section() -> LoadedData:
     """The source controls, their Load buttons, and the current data (a fresh visit starts synthetic)."""
-    # Options are the short codes (they go into shared links as ?src=csv); the captions say what they are.
+    # Options are the CLI's --dataset names (they go into shared links as ?dataset=csv); the captions say what
+    # they are. Another source opens its own loads and channel at their defaults (one link key serves them all).
     source = st.radio(
-        "Source", list(SOURCES), captions=list(SOURCES.values()), horizontal=True, key="src", bind="query-params"
+        "Source",
+        list(SOURCES),
+        captions=list(SOURCES.values()),
+        horizontal=True,
+        key="dataset",
+        bind="query-params",
+        on_change=_forget_source_choices,
     )
     seed, loads = 0, [0]
     if source == "synthetic":
         left, right = st.columns(2)
         seed = left.number_input(
-            "Data seed", *DATA_SEEDS, 0, key="dseed", bind="query-params", on_change=_use_chosen_synthetic
+            "Data seed", *DATA_SEEDS, 0, key="data_seed", bind="query-params", on_change=_use_chosen_synthetic
         )
         loads = right.multiselect(
             "Motor loads (HP)",
             MOTOR_LOADS_HP,
             default=[0],
-            key="dloads",
+            key="loads",
             bind="query-params",
             on_change=_use_chosen_synthetic,
         )
@@ -242,8 +250,17 @@ def data_section() -> LoadedData:
 
 def _use_chosen_synthetic() -> None:
     """When the synthetic seed or loads change, the set they name becomes the current data at once: the page then
-    shows what its link (?dseed=4&dloads=0) names, as a fresh session opened from that link does."""
-    replace_data(lambda: synthetic(st.session_state["dseed"], st.session_state["dloads"]))
+    shows what its link (?data_seed=4&loads=0) names, as a fresh session opened from that link does."""
+    replace_data(lambda: synthetic(st.session_state["data_seed"], st.session_state["loads"]))
+
+
+def _forget_source_choices() -> None:
+    """When the source changes, its loads and channel are forgotten, so the new source's controls open at their
+    own defaults: the link key is one (`loads`, `channel`, as the CLI's flag is one) but the options differ (motor
+    loads in HP, SpectraQuest's in percent), and a value one source's control held would be dropped by the
+    other's without a word."""
+    for key in SOURCE_CHOICE_KEYS:
+        st.session_state.pop(key, None)
 
 
 def _cwru_controls() -> None:
@@ -254,11 +271,11 @@ def _cwru_controls() -> None:
         key="cwru_from",
     )
     left, right = st.columns(2)
-    chosen = left.multiselect("Motor loads (HP)", MOTOR_LOADS_HP, default=[0], key="cloads", bind="query-params")
+    chosen = left.multiselect("Motor loads (HP)", MOTOR_LOADS_HP, default=[0], key="loads", bind="query-params")
     channel = right.selectbox(
         "Channel",
         CWRU_CHANNELS,
-        key="cch",
+        key="channel",
         bind="query-params",
         help="Drive end, fan end, base. The normal file 97 has no BA channel.",
     )
@@ -296,12 +313,14 @@ def _seu_controls() -> None:
     )
     folder = st.text_input("Folder with health_20_0.csv, ball_20_0.csv, …", key="seu_dir")
     left, middle, right = st.columns(3)
-    condition = left.selectbox("Condition (speed Hz _ load V)", SEU_CONDITIONS, key="scond", bind="query-params")
+    condition = left.selectbox(
+        "Condition (speed Hz _ load V)", SEU_CONDITIONS, key="seu_condition", bind="query-params"
+    )
     channel = middle.number_input(
         "Channel (1-8)",
         *SEU_CHANNELS,
         2,
-        key="sch",
+        key="seu_channel",
         bind="query-params",
         help="1 motor, 2-4 planetary gearbox x/y/z, 5 torque, 6-8 parallel gearbox x/y/z",
     )
@@ -325,9 +344,9 @@ def seu_spec(folder: str, condition: str, channel: int, rate: float) -> DataSpec
 
 def _order_control_controls() -> None:
     left, middle, right = st.columns(3)
-    seed = left.number_input("Data seed", *DATA_SEEDS, 0, key="oseed", bind="query-params")
-    classes = middle.number_input("Classes", *ORDER_CLASSES, 4, key="oclasses", bind="query-params")
-    patch = right.selectbox("Patch (samples)", ORDER_PATCHES, index=1, key="opatch", bind="query-params")
+    seed = left.number_input("Data seed", *DATA_SEEDS, 0, key="data_seed", bind="query-params")
+    classes = middle.number_input("Classes", *ORDER_CLASSES, 4, key="order_classes", bind="query-params")
+    patch = right.selectbox("Patch (samples)", ORDER_PATCHES, index=1, key="order_patch", bind="query-params")
     st.caption(
         "Each window is one shaft revolution, cut at a tachometer pulse: 32 patches, 8 of each of four "
         "vibration-like shapes, in every class. Only the angle at which each shape occurs differs, so a model "
@@ -341,9 +360,9 @@ def _order_control_controls() -> None:
 def _spectraquest_controls() -> None:
     folder = st.text_input("Folder with h30hz0.csv.gz, b30hz0.csv.gz, …", "spectraquest", key="sq_dir")
     left, right = st.columns(2)
-    channel = left.selectbox("Channel", SPECTRAQUEST_CHANNELS, index=1, key="sqch", bind="query-params")
+    channel = left.selectbox("Channel", SPECTRAQUEST_CHANNELS, index=1, key="channel", bind="query-params")
     chosen = right.multiselect(
-        "Loads (%)", SPECTRAQUEST_LOADS, default=list(SPECTRAQUEST_LOADS), key="sqloads", bind="query-params"
+        "Loads (%)", SPECTRAQUEST_LOADS, default=list(SPECTRAQUEST_LOADS), key="loads", bind="query-params"
     )
     st.caption(
         "Healthy against one broken tooth at ten loads (NREL data, CC-BY-SA). The sample rate is not published: "

@@ -31,18 +31,19 @@ from core.lab.figures import fault_lab as figures
 from core.lab.models import MODEL_DESCRIPTIONS, MODEL_NAMES, ModelConfig, check_model_settings, has_embedding
 from core.lab.names import WINDOWINGS
 from core.lab.report import plural
-from core.lab.speed import SpeedModel, calibrate
 from core.lab.stats.power import EXPERIMENT_ADVICE, too_few_windows
 from core.lab.training import TrainConfig, default_workers, describe_device, pick_device
 from core.lab.vibration import Recording
 from core.lab.wait import (
     BESIDE_MODEL,
     QUESTION_MODELS,
-    describe_wait,
-    expected_seconds,
+    SpeedModel,
+    Workload,
+    calibrate,
+    estimate,
     plan_training_windows,
     press_models,
-    windows_per_second,
+    told_wait,
 )
 from core.lab.wait import page_refusal as budget_refusal
 from ui.common import CHART_CONFIG
@@ -52,7 +53,6 @@ from ui.lab.keys import (
     JOB_KEY,
     MESSAGE_KEY,
     OWNER_KEY,
-    PRESS_KEY,
     RESULTS_KEY,
     STUDY_KEY,
     WEIGHTS_KEY,
@@ -240,7 +240,7 @@ def _model_controls(default: tuple[str, ...]) -> dict[str, Any]:
         "Tokens",
         TOKENS,
         horizontal=True,
-        key="tok",
+        key="tokens",
         bind="query-params",
         help="time: the window cut into patches of samples. fft: the window's spectrum cut into "
         "bands, so a token's index means a frequency band.",
@@ -266,14 +266,14 @@ def _shape_controls(models: Sequence[str]) -> dict[str, Any]:
     """The window, the tokens' width, the embedding width (shown only when a chosen model has an embedding) and
     the attention heads."""
     left, middle, right, far = st.columns(4)
-    window = left.selectbox("Window (samples)", WINDOWS, index=2, key="win", bind="query-params")
+    window = left.selectbox("Window (samples)", WINDOWS, index=2, key="window", bind="query-params")
     patch = middle.selectbox("Patch (samples or bins per token)", PATCHES, index=2, key="patch", bind="query-params")
     d_model = D_MODEL_OF_PATCH
     if any(has_embedding(model) for model in models):  # A and A+PE take the patch length: no width to choose
         d_model = right.selectbox(
             "d_model (embedding models)",
             D_MODELS,
-            key="dm",
+            key="d_model",
             bind="query-params",
             help="A's d_model is the patch length: it has no embedding.",
         )
@@ -291,13 +291,13 @@ def _training_controls() -> dict[str, Any]:
     left, middle, right, far = st.columns(4)
     layers = left.slider("Layers", *LAYERS, 2, key="layers", bind="query-params")
     epochs = middle.slider("Epochs (max; early stopping)", *EPOCHS, DEFAULT_EPOCHS, key="epochs", bind="query-params")
-    n_seeds = right.slider("Seeds", *SEEDS, 3, key="seeds", bind="query-params")
+    n_seeds = right.slider("Seeds", *SEEDS, 3, key="n_seeds", bind="query-params")
     rates = list(LEARNING_RATES)
     learning_rate = far.selectbox(
         "Learning rate",
         rates,
         index=rates.index(DEFAULT_LEARNING_RATE),
-        key="lr",
+        key="learning_rate",
         bind="query-params",
         help="AdamW; the CLI's default is the same.",
     )
@@ -351,21 +351,17 @@ def session_owner() -> str:
     return st.session_state.setdefault(OWNER_KEY, uuid.uuid4().hex)
 
 
-def start_job(plan: Any) -> jobs.Job:
-    """Queue a Plan or StudyPlan for this session; BudgetExceeded (one line) when the queue refuses it."""
-    return jobs.start(plan, owner=session_owner())
+def start_job(plan: Any, workload: Workload | None = None) -> jobs.Job:
+    """Queue a Plan or StudyPlan for this session, with the workload its wait was estimated from (core.lab.wait);
+    BudgetExceeded (one line) when the queue refuses it."""
+    return jobs.start(plan, owner=session_owner(), workload=workload)
 
 
 def start_experiment(data: LoadedData, settings: LabSettings) -> jobs.Job:
-    """Queue the experiment of these settings on `data` for this session (see start_job); what its wait was told
-    from is kept, so that the server learns its speed from the press when it ends."""
-    estimate = estimated(data, settings)
-    job = start_job(settings.plan(data) if estimate is None else estimate[0])
-    if estimate is not None:
-        plan, _ = estimate
-        windows = training_windows(data.uid, data.recordings, dict(plan.cutting))
-        st.session_state[PRESS_KEY] = (windows, plan.run_count(), settings.epochs, plan.workers)
-    return job
+    """Queue the experiment of these settings on `data` for this session (see start_job); the job keeps what its
+    wait was told from, so that the server learns its speed from the press when it ends."""
+    planned = workload(data, settings)
+    return start_job(settings.plan(data) if planned is None else planned[0], None if planned is None else planned[1])
 
 
 def wide_answer(data: LoadedData, settings: LabSettings) -> str | None:
@@ -398,14 +394,11 @@ def too_large(data: LoadedData, settings: LabSettings) -> tuple[str, str] | None
     """(why, the command to run instead) when the experiment is past the page's budget; None otherwise. The
     budget is judged at the nominal speed (core.lab.wait), not this server's measured one: whether a press may
     start must not depend on how busy the server happened to be when it calibrated."""
-    try:
-        plan = settings.plan(data)
-        windows = training_windows(data.uid, data.recordings, dict(plan.cutting))
-    except ValueError:  # DataError among them: the data cannot be cut for training
+    planned = workload(data, settings)
+    if planned is None:
         return None
-    rate = windows_per_second(settings.window)
-    seconds = expected_seconds(windows, plan.run_count(), settings.epochs, rate, plan.workers)
-    reason = page_refusal(plan.run_count(), seconds)
+    plan, work = planned
+    reason = page_refusal(work.runs, estimate(work))
     return None if reason is None else (reason, training_command(plan, settings))
 
 
@@ -481,9 +474,8 @@ def collect(job: jobs.Job) -> None:
     that ran to its end teaches the server's speed model how long it took."""
     status = job.status()
     result = job.result()
-    press = st.session_state.pop(PRESS_KEY, None)
-    if press is not None and status.state == "done":
-        speed_model().observe(*press, status.elapsed_seconds)
+    if job.workload is not None and status.state == "done":
+        speed_model().observe(job.workload, status.elapsed_seconds)
     if status.state == "failed":
         st.session_state[MESSAGE_KEY] = ("error", f"The experiment failed: {status.error}")
     elif result is not None and result.get("kind") == "study":
@@ -520,36 +512,33 @@ def files_to_save(config: Mapping[str, Any]) -> list[str]:
 
 
 def expected_wait(data: LoadedData, settings: LabSettings) -> str:
-    """The wait before a click, in words (core.lab.wait): runs x the windows they train on x the epoch cap, at
-    the measured training speed, side by side (early stopping usually ends runs sooner)."""
-    estimate = estimated(data, settings)
-    if estimate is None:
-        return ""
-    plan, seconds = estimate
-    where = where_runs_execute()
-    runs = plural(plan.run_count(), "training run")
-    model = speed_model()
-    basis = (
-        f"from the last {plural(model.presses, 'press', 'presses')} this server finished"
-        if model.presses
-        else "from this server's speed, measured when it started"
-    )
-    return f"{runs}: {describe_wait(seconds)} on {where} ({basis})."
+    """The wait before a click, in words (core.lab.wait.told_wait): runs x the windows they train on x the epoch
+    cap, at this server's measured training speed, side by side (early stopping usually ends runs sooner)."""
+    planned = workload(data, settings)
+    return "" if planned is None else told_wait(planned[1], where_runs_execute(), speed_model())
 
 
 def estimated(data: LoadedData, settings: LabSettings) -> tuple[Plan, float] | None:
-    """The plan of the settings and its estimated seconds, or None when the settings or the data cannot run."""
+    """The plan of the settings and the wait it is told at this server's measured speed (core.lab.wait.estimate),
+    or None when the settings or the data cannot run."""
+    planned = workload(data, settings)
+    return None if planned is None else (planned[0], estimate(planned[1], speed_model()))
+
+
+def workload(data: LoadedData, settings: LabSettings) -> tuple[Plan, Workload] | None:
+    """The plan of the settings and what its wait is estimated from, or None when the settings or the data
+    cannot run."""
     try:
         plan = settings.plan(data)
         windows = training_windows(data.uid, data.recordings, dict(plan.cutting))
     except ValueError:  # DataError among them: the data cannot be cut for training
         return None
-    return plan, speed_model().seconds(windows, plan.run_count(), settings.epochs, plan.workers)
+    return plan, Workload(plan.run_count(), windows, settings.epochs, plan.workers, settings.window)
 
 
 @st.cache_resource(show_spinner=False)
 def speed_model() -> SpeedModel:
-    """This server's speed model (core.lab.speed), calibrated once when the first visitor opens the Fault lab
+    """This server's speed model (core.lab.wait), calibrated once when the first visitor opens the Fault lab
     (a training of about a second) and then learning from every press that finishes, for every session."""
     return SpeedModel(calibrate(threads=1, workers=default_workers(threads=1, cap=MAX_TRAINING_WORKERS)))
 

@@ -10,5 +10,4 @@ WEIGHTS_KEY = "_fault_lab_weights"  # the trained weights of those results as to
 STUDY_KEY = "_fault_lab_study"  # a study JSON run on this page or opened from a file
 OWNER_KEY = "_fault_lab_owner"  # this browser session's id, the owner of its jobs in core.lab.jobs
 DIGESTS_KEY = "_upload_digests"  # uploader file id -> SHA-256 of the files now selected, so a rerun hashes none again
-PRESS_KEY = "_fault_lab_press"  # (windows, runs, epoch cap, workers) of the running press: its wait is learnt from
 DEFAULT_MODELS_KEY = "_fault_lab_default_models"  # the default press's models, decided once a session

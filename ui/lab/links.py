@@ -3,12 +3,14 @@ that widget is given.
 
 The widgets of ui.lab.data and ui.lab.experiment take their options and bounds from the constants here, and
 pages/fault_lab.py hands LINK_NUMBERS and LINK_CHOICES to ui.entry.use_app_navigation: one source for both, so a
-shared link's value that no widget could take (`?win=999`, `?models=Z`) is dropped and named in one line
+shared link's value that no widget could take (`?window=999`, `?models=Z`) is dropped and named in one line
 (ui.link_values) instead of being reset without a word. The page names its choices, so it has named every key of
 its link: a bound widget missing here would lose its value from every link ("not a setting of this page"), which
 tests/test_fault_lab_links.py guards by collecting the key of every bound widget the page renders.
 
-Keys are a public contract: shared links use them (old ones through core.lab.names.URL_ALIASES).
+Keys are a public contract: shared links use them. Each is the long name of the CLI flag that sets the same
+thing (`window` is --window, `data_seed` --data-seed, `n_seeds` --n-seeds); the short codes of older links
+(`win`, `dseed`, `seeds`, ...) are read as these through core.lab.names.URL_ALIASES.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from core.lab.vibration import cwru, order_control, seu, spectraquest
 from ui.link_values import Choices, NumberRange
 
 # --- 1 · Data (ui.lab.data) ---------------------------------------------------------------------------------
-# The options are the short codes (they go into shared links as ?src=csv); the captions say what they are.
+# The options are the CLI's --dataset names (they go into shared links as ?dataset=csv); the captions say what.
 SOURCES = {
     "synthetic": "built-in, ready at once",
     "cwru": "Case Western bearing data",
@@ -75,30 +77,29 @@ def evaluation_choices() -> dict[str, Choices]:
 
 
 LINK_NUMBERS: dict[str, NumberRange] = {
-    "dseed": DATA_SEEDS,
-    "sch": SEU_CHANNELS,
-    "oseed": DATA_SEEDS,
-    "oclasses": ORDER_CLASSES,
+    "data_seed": DATA_SEEDS,  # the synthetic set's and the order control's
+    "seu_channel": SEU_CHANNELS,
+    "order_classes": ORDER_CLASSES,
     "layers": LAYERS,
     "epochs": EPOCHS,
-    "seeds": SEEDS,
+    "n_seeds": SEEDS,
 }
+# The keys one control of each of several sources holds, with options that differ by source (a motor load in HP
+# or in percent, a CWRU or a SpectraQuest channel): the link takes any of them, each source's control its own.
+SOURCE_CHOICE_KEYS = ("loads", "channel")
 LINK_CHOICES: dict[str, Choices] = {
-    "src": tuple(SOURCES),
-    "dloads": MOTOR_LOADS_HP,
-    "cloads": MOTOR_LOADS_HP,
-    "cch": CWRU_CHANNELS,
-    "scond": SEU_CONDITIONS,
-    "opatch": ORDER_PATCHES,
-    "sqch": SPECTRAQUEST_CHANNELS,
-    "sqloads": SPECTRAQUEST_LOADS,
+    "dataset": tuple(SOURCES),
+    "loads": ANY_MOTOR_LOAD,
+    "channel": (*CWRU_CHANNELS, *SPECTRAQUEST_CHANNELS),
+    "seu_condition": SEU_CONDITIONS,
+    "order_patch": ORDER_PATCHES,
     "models": MODEL_NAMES,
-    "tok": TOKENS,
+    "tokens": TOKENS,
     "windowing": WINDOWINGS,
-    "win": WINDOWS,
+    "window": WINDOWS,
     "patch": PATCHES,
-    "dm": D_MODELS,
+    "d_model": D_MODELS,
     "heads": HEADS,
-    "lr": LEARNING_RATES,
+    "learning_rate": LEARNING_RATES,
     **evaluation_choices(),
 }

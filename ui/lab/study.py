@@ -38,7 +38,7 @@ from core.lab.study.views import (
 )
 from core.lab.tables import confusion_frame
 from core.lab.vibration import Recording
-from core.lab.wait import describe_wait, expected_seconds, fold_training_windows, windows_per_second
+from core.lab.wait import Workload, estimate, fold_training_windows, told_wait
 from core.safe_text import markdown_literal, markdown_text
 from ui.common import data_section, show_figure, show_table
 from ui.lab.answer import verdict_badge
@@ -214,16 +214,12 @@ def run_controls(data: LoadedData, settings: LabSettings) -> None:
     seeds = right.slider("Seeds", 1, 6, 3, key="study_seeds")
     try:
         plan = study_plan(data, settings, design, folds, seeds)
-        seconds = study_seconds(data, settings, plan)
+        work = study_workload(data, settings, plan)
     except ValueError as error:  # a setting the plan refuses, or data these folds cannot cut (DataError)
         st.error(markdown_text(error, 2_000))
         return
-    where = "this server" if cluster_address() is None else "the cluster"
-    wait = describe_wait(seconds)
-    st.caption(
-        f"{plural(plan.run_count(), 'training run')}: {wait} on {where} (early stopping often ends runs sooner)."
-    )
-    refusal = page_refusal(plan.run_count(), seconds)
+    st.caption(told_wait(work, "this server" if cluster_address() is None else "the cluster"))
+    refusal = page_refusal(work.runs, estimate(work))
     if refusal:
         st.warning(refusal)
         st.code(plan.command, language="bash", wrap_lines=True)
@@ -232,7 +228,7 @@ def run_controls(data: LoadedData, settings: LabSettings) -> None:
     busy = st.session_state.get(JOB_KEY) is not None
     if st.button("Run a study", key="run_study", disabled=busy or not confirmed):
         try:
-            st.session_state[JOB_KEY] = start_job(plan)
+            st.session_state[JOB_KEY] = start_job(plan, work)
         except ValueError as error:  # core.limits.BudgetExceeded: the queue is full, or this session has a job
             st.error(str(error))
         else:
@@ -267,13 +263,11 @@ def study_wide_answer(data: LoadedData, plan: StudyPlan) -> str | None:
     return too_few_windows(sum(tested), "this study", STUDY_ADVICE)
 
 
-def study_seconds(data: LoadedData, settings: LabSettings, plan: StudyPlan) -> float:
-    """The study's expected seconds from its folds' real training windows (core.lab.wait); DataError when the
-    data cannot be cut into these folds."""
+def study_workload(data: LoadedData, settings: LabSettings, plan: StudyPlan) -> Workload:
+    """What the study's wait is estimated from (core.lab.wait): its runs over the mean of its folds' real
+    training windows; DataError when the data cannot be cut into these folds."""
     per_fold = fold_windows(data.uid, data.recordings, plan.design, plan.window, plan.folds)
-    mean_windows = sum(per_fold) / len(per_fold)
-    rate = windows_per_second(plan.window)
-    return expected_seconds(mean_windows, plan.run_count(), settings.epochs, rate, plan.workers)
+    return Workload(plan.run_count(), sum(per_fold) / len(per_fold), settings.epochs, plan.workers, plan.window)
 
 
 @st.cache_data(max_entries=8, show_spinner=False)

@@ -54,6 +54,7 @@ from core.lab.runs import Event, RunFinished, StageStarted
 from core.lab.stats.power import EXPERIMENT_ADVICE, too_few_windows
 from core.lab.vibration import DataError
 from core.lab.vibration.windows import DEFAULT_SHARES, WindowSet
+from core.lab.wait import plan_wait_line
 
 
 def _windowing_list(text: str) -> list[str]:
@@ -76,7 +77,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ints, floats = parse_list("ints"), parse_list("floats")
     data = DataSpec.add_arguments(parser, ints)
-    data.add_argument("--split-seed", type=int, help="seed of the random windowing (default: --data-seed)")
+    data.add_argument(
+        *flag_names("--windowing-seed", EXPERIMENT_FLAG_ALIASES),
+        dest="windowing_seed",
+        type=int,
+        help="seed of the random windowing (default: --data-seed; --split-seed is its old name)",
+    )
     data.add_argument("--window", type=int, default=1024, help="samples per window")
     data.add_argument("--stride", type=int, help="samples between window starts (default: the window, no overlap)")
     data.add_argument(
@@ -121,7 +127,7 @@ def make_plan(args: argparse.Namespace) -> Plan:
             "stride": args.stride,
             "shares": tuple(args.shares),
             "windowing": args.windowing[0],
-            "seed": args.data_seed if args.split_seed is None else args.split_seed,
+            "windowing_seed": args.data_seed if args.windowing_seed is None else args.windowing_seed,
         },
         evaluations=evaluation_values,
         workers=workers,
@@ -159,7 +165,7 @@ def _text(value: Any) -> str:
 def _windowing_argv(data: Mapping[str, Any]) -> list[str]:
     words = []
     if "split_seed" in data and data["split_seed"] != data.get("data_seed", 0):
-        words += ["--split-seed", str(data["split_seed"])]
+        words += ["--windowing-seed", str(data["split_seed"])]
     words += ["--window", str(data["window"])]
     if data["stride"] != data["window"]:
         words += ["--stride", str(data["stride"])]
@@ -225,6 +231,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         wide = too_few_windows(main_test_windows(plan, plan.data), "this experiment", EXPERIMENT_ADVICE)
         if wide and not args.accept_wide:
             return refuse_wide(wide)
+        if not args.quiet:
+            print(plan_wait_line(plan), flush=True)
         results = run_plan(plan, progress=None if args.quiet else say)
     except (DataError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)

@@ -47,7 +47,7 @@ from core.lab.training import TrainConfig
 from core.lab.vibration.types import Recording
 from core.lab.vibration.windows import DEFAULT_SHARES, WindowSet, count_windows, make_windows
 
-CUTTING_KEYS = ("window", "stride", "shares", "windowing", "seed")  # keyword arguments of make_windows
+CUTTING_KEYS = ("window", "stride", "shares", "windowing", "windowing_seed")  # keyword arguments of make_windows
 PlanData = WindowSet | Sequence[Recording]
 
 
@@ -57,7 +57,7 @@ class Plan:
 
     `data` is a WindowSet, a list of Recordings, or a callable that returns either (loading then runs on
     the worker, not in the page). Recordings are cut with `cutting` (make_windows keyword arguments:
-    window, stride, shares, windowing, seed); evaluations that cut recordings themselves need recordings.
+    window, stride, shares, windowing, windowing_seed); evaluations that cut recordings themselves need recordings.
     `windowing` is the old name of `cutting` (its old keys split and mode read as shares and windowing).
     `data_settings` records where the data came from (core.lab.data_spec.DataSpec.to_dict()) in the JSON config.
     `metric` is the one the paired comparison with A and the verdict use. `evaluations` holds the settings
@@ -125,7 +125,7 @@ def experiment_config(plan: Plan, windows: WindowSet) -> dict[str, Any]:
     if plan.cutting:
         cut = {
             "shares": list(plan.cutting.get("shares", DEFAULT_SHARES)),
-            "split_seed": int(plan.cutting.get("seed", 0)),
+            "split_seed": int(plan.cutting.get("windowing_seed", 0)),
         }
     return {
         "models": list(plan.models),

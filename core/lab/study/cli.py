@@ -47,6 +47,7 @@ from core.lab.study.runner import PROTOCOLS, StudyPlan, reanalyse, run_study
 from core.lab.study.sweep import sweep_effects
 from core.lab.study.views import model_table, order_gap_line
 from core.lab.vibration import DataError
+from core.lab.wait import plan_wait_line
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -214,6 +215,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"{args.design} study: {report.plural(total, 'run')} ({report.plural(len(plan.models), 'model')} x "
                 f"{report.plural(len(plan.seeds), 'seed')} x folds x {report.plural(plan.repeat_count(), 'repeat')})"
             )
+            print(plan_wait_line(plan), flush=True)
         study = run_study(plan, progress=None if args.quiet else say)
     except (DataError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)

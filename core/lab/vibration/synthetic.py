@@ -246,7 +246,7 @@ def statistics_baseline_accuracy(recordings: list[Recording], window: int = 1024
 
     from core.lab.vibration.windows import make_windows
 
-    windows = make_windows(recordings, window=window, windowing="time", seed=seed)
+    windows = make_windows(recordings, window=window, windowing="time", windowing_seed=seed)
     model = make_pipeline(StandardScaler(), LogisticRegression(max_iter=5000))
     model.fit(window_statistics(windows.x_train), windows.y_train)
     return float(model.score(window_statistics(windows.x_test), windows.y_test))

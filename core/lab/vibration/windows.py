@@ -57,22 +57,25 @@ def make_windows(
     stride: int | None = None,
     shares: tuple[float, float, float] = DEFAULT_SHARES,
     windowing: str = "time",
-    seed: int = 0,
+    windowing_seed: int = 0,
     *,
     split: tuple[float, float, float] | None = None,
     mode: str | None = None,
+    seed: int | None = None,
 ) -> WindowSet:
     """Windows of `window` samples every `stride` samples (default: no overlap), assigned per recording.
 
-    `shares` is the (train, val, test) proportion of each recording. With time windowing `ranges` gives, per
-    recording, the (start, stop) sample range of each role's block; with random windowing those are None.
-    `split` and `mode` are the old names of `shares` and `windowing`, still accepted.
+    `shares` is the (train, val, test) proportion of each recording; `windowing_seed` deals the random
+    windowing's windows. With time windowing `ranges` gives, per recording, the (start, stop) sample range of
+    each role's block; with random windowing those are None. `split`, `mode` and `seed` are the old names of
+    `shares`, `windowing` and `windowing_seed`, still accepted.
     """
     shares = shares if split is None else split
     windowing = windowing if mode is None else mode
+    windowing_seed = windowing_seed if seed is None else seed
     recordings = list(recordings)
     window, stride, sample_rate, starts_by_role, ranges = _checked_starts(
-        recordings, window, stride, shares, windowing, seed
+        recordings, window, stride, shares, windowing, windowing_seed
     )
     class_names = _ordered_class_names(recordings)
     x = {name: _gather(recordings, starts_by_role[name], window) for name in ROLES}
@@ -108,11 +111,14 @@ def count_training_windows(
     stride: int | None = None,
     shares: tuple[float, float, float] = DEFAULT_SHARES,
     windowing: str = "time",
-    seed: int = 0,
+    windowing_seed: int = 0,
+    *,
+    seed: int | None = None,
 ) -> int:
     """How many training windows `make_windows` cuts with these settings, counted from the window starts: no
-    window is copied. The page's wait estimate asks it of data sets whose windows would take hundreds of MB."""
-    return count_windows(recordings, window, stride, shares, windowing, seed)["train"]
+    window is copied. The page's wait estimate asks it of data sets whose windows would take hundreds of MB.
+    `seed` is the old name of `windowing_seed`."""
+    return count_windows(recordings, window, stride, shares, windowing, windowing_seed, seed=seed)["train"]
 
 
 def count_windows(
@@ -121,11 +127,14 @@ def count_windows(
     stride: int | None = None,
     shares: tuple[float, float, float] = DEFAULT_SHARES,
     windowing: str = "time",
-    seed: int = 0,
+    windowing_seed: int = 0,
+    *,
+    seed: int | None = None,
 ) -> dict[str, int]:
     """How many windows of each role (train, val, test) `make_windows` cuts with these settings, counted from the
-    window starts alone (see count_training_windows)."""
-    starts_by_role = _checked_starts(list(recordings), window, stride, shares, windowing, seed)[3]
+    window starts alone (see count_training_windows; `seed` is the old name of `windowing_seed`)."""
+    windowing_seed = windowing_seed if seed is None else seed
+    starts_by_role = _checked_starts(list(recordings), window, stride, shares, windowing, windowing_seed)[3]
     return {role: sum(int(starts.size) for _, starts in starts_by_role[role]) for role in ROLES}
 
 
