@@ -4,7 +4,7 @@ comparison's caption read "within ±200 points" for the 2-point margin the resul
 in points was multiplied by 100 again).
 
 Each writer renders from a real results JSON (a pipeline fixture, tests/data) and the real shipped study JSONs
-(results/): the sentence writers of core.lab.stats.intervals (`sentence`, `study_sentence`), the short answer
+(results/): the sentence writer, core.lab.stats.words (`verdict_sentence`, `one_split_sentence`), the short answer
 (core.lab.answer), the report's paragraph and tables (core.lab.report), the comparisons and decomposition tables,
 both CLIs' printed lines, and the Fault lab's own captions and tables (ui/lab/results.py, ui/lab/study.py,
 ui/lab/answer.py) read from the page. A number in the text must be one the JSON holds (to the digits printed),
@@ -27,6 +27,7 @@ import pytest
 from core.lab import answer, report
 from core.lab.experiment.cli import report_text
 from core.lab.shipped import ANSWER_TOPICS, SHIPPED_STUDIES, read_shipped_studies
+from core.lab.stats import words
 from core.lab.stats.summary import count_test_windows, paired_differences
 from core.lab.study import cli as study_cli
 from core.lab.study.comparisons import compare_all, comparisons_table, primary_comparison
@@ -59,8 +60,8 @@ def check_points(
     """Every `required` value is printed in `text` (to the digits printed), and every number printed is a
     required or `allowed` value; `quoted` strings (the JSON's own words: a population, fold names) are read
     over, their numbers being words of the JSON, not values."""
-    for words in quoted:
-        text = text.replace(words, " ")
+    for said in quoted:
+        text = text.replace(said, " ")
     required = [float(v) for v in required if v is not None]
     values = [*required, *(float(v) for v in allowed if v is not None), *LEVELS]
     printed = printed_numbers(text)
@@ -181,18 +182,18 @@ def test_the_short_answer_states_the_primary_comparison_in_points(studies):
         if line is None:  # fault-size: no pooled verdict
             assert study["config"]["design"] == "fault-size"
             continue
-        # the plain sentence: the difference, and what the design could detect when it cannot tell; the intervals
-        # are in the stored sentence it links to
-        values = [abs(primary["diff"]) if primary["verdict"] in ("better", "worse") else primary["diff"]]
-        values += [primary["mde80"]] if primary["verdict"] == "inconclusive" else []
+        # the plain lead states at most the margin and the ceiling; the numbers are the stored sentence's, checked
+        # above, which follows it byte for byte
+        lead, sentence = line.words.split(". ", 1)
+        assert sentence == primary["sentence"]
         ceiling = min(answer.mean_accuracy(study, model) for model in (primary["a"], primary["b"]))
-        check_points(line.words, values, allowed=[primary["margin"], math.floor(10 * ceiling) / 10])
+        check_points(lead, [], allowed=[primary["margin"], math.floor(10 * ceiling) / 10])
 
 
 def test_the_short_answer_legend_and_glossary_name_the_margin_the_studies_use(studies):
     margins = {study["config"]["margin"] for study in studies.values()}
     assert len(margins) == 1
-    check_points(answer.VERDICT_MEANINGS["equivalent"], margins)
+    check_points(words.VERDICT_MEANINGS["equivalent"], margins)
     check_points(answer.GLOSSARY["equivalence margin"], margins)
     check_points(answer.GLOSSARY["points"], [], allowed=[95, 93, 2])  # the worked example: 95 % - 93 % = 2 points
 

@@ -15,7 +15,7 @@ import pytest
 
 from core.lab.experiment.cli import main as experiment_main
 from core.lab.experiment.results import build_results
-from core.lab.stats import intervals
+from core.lab.stats import words
 from core.lab.stats.intervals import bounded, paired_interval
 from core.lab.stats.power import (
     EXPERIMENT_ADVICE,
@@ -76,12 +76,20 @@ def test_an_interval_of_accuracy_stops_at_100_points_and_its_sentence_says_so():
     clipped = bounded(wild, "accuracy")
     assert clipped.ci(0.95) == [-100.0, 100.0] and clipped.ci(0.90) == [-100.0, 100.0]
     assert clipped.mde80 == 100.0 and clipped.clipped and clipped.p == wild.p
-    words = intervals.sentence("A", "B", "accuracy", clipped, 2.0, "inconclusive", "6 test windows")
-    assert "(95 % CI -100.0 to +100.0)" in words and "differences of 100.0 points or more" in words
-    assert words.endswith(f"; {CLIPPED}).")
+    said = clipped_sentence(clipped, "6 test windows")
+    assert "(95 % CI -100.0 to +100.0; " in said and "differences of 100.0 points or more; " in said
+    assert f"; {CLIPPED}; 2 seeds on one split, 6 test windows; " in said
     assert bounded(wild, "log_loss").ci(0.95) == wild.ci(0.95)  # log loss has no bound
     calm = bounded(paired_interval(np.array([[1.0, 2.0, 3.0]])), "accuracy")
-    assert not calm.clipped and CLIPPED not in intervals.sentence("A", "B", "accuracy", calm, 2.0, "x", "p")
+    assert not calm.clipped and CLIPPED not in clipped_sentence(calm, "p")
+
+
+def clipped_sentence(interval, population: str) -> str:
+    """The sentence of an inconclusive B - A of `interval`, stored as a comparison stores it."""
+    stored = {"a": "A", "b": "B", "metric": "accuracy", "diff": interval.diff, "ci95": interval.ci(0.95)}
+    stored.update(ci90=interval.ci(0.90), margin=2.0, mde80=interval.mde80, verdict="inconclusive")
+    design = words.Design(population, interval.seeds, clipped=interval.clipped, bound=interval.bound)
+    return words.verdict_sentence(stored, design)
 
 
 def wild_results() -> dict:

@@ -22,13 +22,13 @@ from typing import Any
 
 import numpy as np
 
+from core.lab.stats.words import VERDICTS
 from core.limits import MAX_JSON_DEPTH, MAX_REOPENED_BYTES, MAX_REOPENED_TEXT_CHARS, BudgetExceeded
 
 METRICS = ("accuracy", "precision", "recall", "f1")  # what every run records, fractions in 0..1
 BLOCK_METRICS = ("accuracy", "f1")  # what the evaluation blocks record per cell
 CELL_KEYS = ("mean", "sd", "n", "values")
 PAIRED_KEYS = ("metric", "diff_mean", "diff_sd", "n", "ci95", "ci90", "margin", "mde80", "p", "verdict", "sentence")
-VERDICTS = ("equivalent", "better", "worse", "inconclusive")
 # what every run of a results JSON records (core.lab.experiment.results documents each)
 RUN_KEYS = (
     "model",

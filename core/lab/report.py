@@ -1,7 +1,5 @@
-"""Every table and formatted number that the CLI and the Fault lab both show, and the verdict's wording.
-
-One formatter for "mean ± sd" in percent (`percent_mean_sd`), one for an interval in points (`ci_points`):
-the page, the CLI's printout, the downloads and the verdict inside the results JSON all read alike.
+"""The experiment's tables that the CLI and the Fault lab both show, and the paragraph of its verdict; every
+number in them is printed by core.lab.stats.words, so the page, the CLI's printout and the downloads read alike.
 """
 
 from __future__ import annotations
@@ -13,6 +11,7 @@ import pandas as pd
 
 from core.lab.contract import METRICS, RUN_KEYS
 from core.lab.stats.summary import DEFAULT_MARGIN, PRIMARY_PAIR, REFERENCE_MODEL, primary_pair
+from core.lab.stats.words import percent_cell, points, with_interval
 
 RUN_COLUMNS = tuple(key for key in RUN_KEYS if key not in ("per_class_f1", "confusion_matrix", "history"))
 
@@ -35,31 +34,9 @@ def format_list(values: Sequence[float]) -> str:
     return ",".join(format_number(v) for v in values)
 
 
-def points(value: float) -> str:
-    """A difference in percentage points, signed, to one decimal: 0.63 -> "+0.6"."""
-    return f"{value:+.1f}"
-
-
-def percent_mean_sd(mean: float, sd: float | None) -> str:
-    """ "92.1 ± 2.1" (fractions shown in %); "92.1 ± -" when one seed leaves no spread to measure."""
-    return f"{100 * mean:.1f} ± {'-' if sd is None else f'{100 * sd:.1f}'}"
-
-
-def percent_cell(cell: Mapping[str, Any]) -> str:
-    """A {"mean", "sd", ...} cell of a results table as `percent_mean_sd`."""
-    return percent_mean_sd(cell["mean"], cell["sd"])
-
-
-def ci_points(ci: Sequence[float]) -> str:
-    """An interval of differences in points: "-34.7 to +35.9"."""
-    low, high = ci
-    return f"{points(low)} to {points(high)}"
-
-
 def difference_with_ci(pair: Mapping[str, Any]) -> str:
     """A paired difference (in points) and its interval: "+1.7 (-5.4 to +8.7)", or "+1.7" without an interval."""
-    interval = "" if pair["ci95"] is None else f" ({ci_points(pair['ci95'])})"
-    return f"{points(pair['diff_mean'])}{interval}"
+    return with_interval(pair["diff_mean"], pair["ci95"])
 
 
 def verdict(

@@ -10,8 +10,9 @@ from typing import Any
 
 import streamlit as st
 
-from core.lab.answer import GLOSSARY, VERDICT_COLOURS, VERDICT_MEANINGS, answer_line, control_check, model_table
+from core.lab.answer import GLOSSARY, VERDICT_COLOURS, answer_line, control_check, model_table
 from core.lab.shipped import ANSWER_TOPICS, SHIPPED_STUDIES, STUDY_HEADINGS
+from core.lab.stats.words import VERDICT_MEANINGS
 from core.safe_text import markdown_literal
 
 CONTROL_FILE = "study_order_control.json"

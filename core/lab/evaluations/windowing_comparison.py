@@ -16,8 +16,9 @@ import pandas as pd
 from core.lab.contract import BLOCK_METRICS, check_cells_by_model, check_keys, check_pair, require, run_models
 from core.lab.evaluations.base import MAIN, Evaluation, RunsByStage, Setting
 from core.lab.names import WINDOWINGS
-from core.lab.report import difference_with_ci, percent_cell
+from core.lab.report import difference_with_ci
 from core.lab.stats.summary import cell, paired_differences
+from core.lab.stats.words import percent_cell
 
 
 def other_windowing(windowing: str) -> str:

@@ -20,7 +20,7 @@ first; an older one is refused by its version. Layout:
                   points (as the study JSON), with t-intervals on n - 1 degrees of freedom (None if n < 2)
     verdict       one paragraph (core.lab.report.verdict): B against B-noPE first when both ran (the study's
                   primary question), then each model against A, by the study's rule on one split (equivalent /
-                  better / worse / inconclusive), and what one test window is worth
+                  better / worse / cannot tell: core.lab.stats.words), and what one test window is worth
     order_summary per model: runs, accuracy and the accuracy drops (points) with the tokens shuffled and
                   reversed (core.lab.probes.order), mean ± sd and a 95 % CI; each run holds its order_test
 

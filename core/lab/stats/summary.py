@@ -12,7 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from core.lab.stats.intervals import bounded, paired_interval, sentence, verdict
+from core.lab.stats.intervals import bounded, paired_interval, verdict
+from core.lab.stats.words import Design, one_split_sentence
 
 REFERENCE_MODEL = "A"
 # the study's primary question, asked on one split too when both ran: B against B-noPE, the encoding alone
@@ -75,7 +76,8 @@ def paired_differences(
             pair.update(
                 ci95=interval.ci(0.95), ci90=interval.ci(0.90), mde80=interval.mde80, p=interval.p, verdict=word
             )
-            pair["sentence"] = sentence(reference, model, metric, interval, margin, word, population)
+            design = Design(population, interval.seeds, clipped=interval.clipped, bound=interval.bound)
+            pair["sentence"] = one_split_sentence(reference, model, pair, design)
         else:
             pair["sentence"] = f"{model} shares no seed with {reference}, so they cannot be paired."
         paired[model] = pair

@@ -42,21 +42,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from core.lab.stats.intervals import (
-    LOWER_IS_BETTER,
-    MODEL_ROLES,
-    Interval,
-    bonferroni_confidence,
-    bounded,
-    holm,
-    sentence,
-    verdict,
-)
-from core.lab.stats.power import metric_bound
+from core.lab.stats import words
+from core.lab.stats.intervals import Interval, bonferroni_confidence, bounded, holm, metric_bound, verdict
 from core.lab.stats.resampled import error_rate_ratio, independent_interval, leave_one_fold_out, resampled_interval
 from core.lab.stats.shared_training import seed_interval, seed_leave_one_out
-from core.lab.stats.variance_components import block_leave_one_out, components_record, interval_for_protocol
-from core.lab.study.order_gap import order_gap, room_words
+from core.lab.stats.variance_components import block_interval, block_leave_one_out, components_record
+from core.lab.study.order_gap import order_gap
 
 STUDY_METRICS = ("accuracy", "balanced_accuracy", "f1", "log_loss")
 PRIMARY = ("B-noPE", "B")  # (a, b): b - a
@@ -155,13 +146,15 @@ def study_interval(
     study: Mapping[str, Any], cells: np.ndarray, keys: Sequence[tuple[int, int]], metric: str
 ) -> Interval:
     """The interval a study reports for its (repeats, folds, seeds) table `cells` (fold keys `keys`), within what
-    `metric` allows: seeds as the unit where the folds share one training set, else its protocol's interval."""
+    `metric` allows: seeds as the unit where the folds share one training set; protocol 3's interval
+    (core.lab.stats.variance_components) from version 3 on; else version 2's corrected resampled t
+    (core.lab.stats.resampled, unchanged, so stored studies re-analyse to the bit)."""
     if shares_training(study):
         interval = seed_interval(cells, fold_test_windows(study, keys))
+    elif protocol_version(study) >= 3:
+        interval = block_interval(cells, fold_overlap(study, keys))
     else:
-        version = protocol_version(study)
-        overlap = fold_overlap(study, keys) if version >= 3 else None
-        interval = interval_for_protocol(version, cells, fold_test_train_ratio(study), overlap)
+        interval = resampled_interval(cells, fold_test_train_ratio(study))
     return bounded(interval, metric)
 
 
@@ -223,26 +216,6 @@ def by_fold(study: Mapping[str, Any], cells: np.ndarray, keys: Sequence[tuple[in
     ]
 
 
-def fault_size_sentence(
-    a: str, b: str, metric: str, per_fold: Sequence[Mapping[str, Any]], diff: float, room: str | None = None
-) -> str:
-    """Why a fault-size study gives each size's effect and no pooled verdict, with the effects (and the room
-    order has, `room`, when the study ran spectrum-LR)."""
-    what = "" if metric == "accuracy" else f" in {metric.replace('_', ' ')}"
-    unit = "x 0.01 nats" if metric in LOWER_IS_BETTER else "points"
-    sizes = "; ".join(
-        f"{row['name']}: {row['diff']:+.1f}" + ("" if row["sd"] is None else f" (sd {row['sd']:.1f} over seeds)")
-        for row in per_fold
-    )
-    spread = max(row["diff"] for row in per_fold) - min(row["diff"] for row in per_fold)
-    return (
-        f"No pooled verdict for {b} - {a}{what}: {sizes} {unit} (mean {diff:+.1f}, the sizes span {spread:.1f}). "
-        f"With {len(per_fold)} held-out fault sizes there are only {len(per_fold)} fold means, each a different "
-        f"task, too few to separate the models' difference from how it changes with the size, so each size is "
-        f"reported on its own." + ("" if room is None else f" Over all sizes, {room}.")
-    )
-
-
 def compare(
     study: Mapping[str, Any],
     a: str,
@@ -266,16 +239,8 @@ def compare(
     accuracy_a, accuracy_b = _mean_accuracies(study, a, b)
     ratio_of_errors = error_rate_ratio(accuracy_a, accuracy_b)
     per_fold = by_fold(study, cells, keys)
-    config, gap = study["config"], order_gap(study)
-    room = None if gap is None else room_words(gap)  # only a study that ran spectrum-LR: older sentences stay
-    if config["design"] == "fault-size":
-        word, words = "inconclusive", fault_size_sentence(a, b, metric, per_fold, interval.diff, room)
-    else:
-        word = verdict(interval, margin, metric in LOWER_IS_BETTER)
-        population = config["population"]
-        words = sentence(
-            a, b, metric, interval, margin, word, population, roles=MODEL_ROLES, error_ratio=ratio_of_errors, room=room
-        )
+    fault_size = study["config"]["design"] == "fault-size"  # three sizes, three tasks: no pooled verdict
+    word = words.CANNOT_TELL if fault_size else verdict(interval, margin, metric in words.LOWER_IS_BETTER)
     comparison = {
         "a": a,
         "b": b,
@@ -288,7 +253,7 @@ def compare(
         "p": interval.p,
         "p_holm": interval.p,
         "verdict": word,
-        "sentence": words,
+        "sentence": "",
         "primary": not secondary_count,
         "adjusted": "bonferroni" if secondary_count else None,
         "ci95_independent": independent.ci(0.95),
@@ -300,7 +265,24 @@ def compare(
         comparison["variance_components"] = components
     if resampled is not None:
         comparison["ci95_resampled"] = resampled.ci(0.95)
+    comparison["sentence"] = words.verdict_sentence(comparison, sentence_design(study, interval, fault_size))
     return comparison
+
+
+def sentence_design(study: Mapping[str, Any], interval: Interval, fault_size: bool = False) -> words.Design:
+    """What a comparison's sentence says of the study's design: its population, seeds, folds and repeats, the
+    interval's method and clipping, and the order gap where the study ran spectrum-LR (older sentences stay)."""
+    return words.Design(
+        study["config"]["population"],
+        interval.seeds,
+        interval.folds,
+        interval.repeats,
+        interval.method,
+        interval.clipped,
+        interval.bound,
+        order_gap(study),
+        fault_size,
+    )
 
 
 def _conservative(study: Mapping[str, Any], cells: np.ndarray, metric: str, secondary_count: int) -> Interval | None:
@@ -375,9 +357,6 @@ def _role(comparison: Mapping[str, Any]) -> str:
 def comparisons_table(comparisons: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
     """One row per comparison, as the page and the CLI show it (points, p-values, verdict)."""
 
-    def interval(ci: Sequence[float] | None) -> str:
-        return "-" if ci is None else f"{ci[0]:+.1f} to {ci[1]:+.1f}"
-
     def number(value: float | None, digits: int) -> str:
         return "-" if value is None else f"{value:.{digits}f}"
 
@@ -387,10 +366,10 @@ def comparisons_table(comparisons: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
                 "comparison": f"{c['b']} vs {c['a']}",
                 "role": _role(c),
                 "metric": c["metric"],
-                "diff (points)": f"{c['diff']:+.2f}",
-                "95 % CI": interval(c["ci95"]),
-                "90 % CI": interval(c["ci90"]),
-                "95 % CI, folds independent": interval(c.get("ci95_independent")),
+                "diff (points)": words.points(c["diff"], 2),
+                "95 % CI": words.interval(c["ci95"]),
+                "90 % CI": words.interval(c["ci90"]),
+                "95 % CI, folds independent": words.interval(c.get("ci95_independent")),
                 "margin": f"±{c['margin']:g}",
                 "detectable (80 %)": number(c["mde80"], 1),
                 "p": number(c["p"], 3),

@@ -52,7 +52,6 @@ from pathlib import Path
 from typing import Any
 
 from core.lab.contract import (
-    VERDICTS,
     check_count_matrix,
     check_fractions,
     check_interval,
@@ -70,6 +69,7 @@ from core.lab.contract import (
     to_plain,
 )
 from core.lab.names import STUDY_KEY_RENAMES, rename_keys
+from core.lab.stats.words import VERDICTS
 from core.lab.study.checks import (
     OPTIONAL_CONFIG_KEYS,
     check_comparison_v4,

@@ -116,7 +116,7 @@ def _span(values: Sequence[float], signed: bool = True) -> str:
 
 
 def _verdicts(points: Sequence[Mapping[str, Any]]) -> str:
-    """ "2 equivalent, 1 inconclusive", verdicts in the order first met."""
+    """ "2 equivalent, 1 better", verdicts in the order first met."""
     words = list(dict.fromkeys(p["verdict"] for p in points))
     return ", ".join(f"{sum(p['verdict'] == word for p in points)} {word}" for word in words)
 
