@@ -329,7 +329,7 @@ def merge(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
 
 
 def verdict_words(results: dict[str, Any]) -> str:
-    words = [f"{model}: {pair['verdict'] or 'no interval'}" for model, pair in results["paired"].items()]
+    words = [f"{c['b']} vs {c['a']}: {c['verdict']}" for c in results["comparisons"]]
     return "; ".join(words)
 
 

@@ -28,9 +28,15 @@ from core.lab import answer, report
 from core.lab.experiment.cli import report_text
 from core.lab.shipped import ANSWER_TOPICS, SHIPPED_STUDIES, read_shipped_studies
 from core.lab.stats import words
-from core.lab.stats.summary import count_test_windows, paired_differences
+from core.lab.stats.summary import count_test_windows
 from core.lab.study import cli as study_cli
-from core.lab.study.comparisons import compare_all, comparisons_table, primary_comparison
+from core.lab.study.comparisons import (
+    LEAK_POPULATION,
+    compare_all,
+    comparisons_table,
+    one_fold_comparisons,
+    primary_comparison,
+)
 from core.lab.study.sweep import sweep_effects
 from core.lab.study.views import decomposition_table
 from tests.apptest_utils import as_read, open_lab
@@ -73,19 +79,6 @@ def check_points(
 # --- the results JSON -------------------------------------------------------------------------------------
 
 
-def _pair_values(pair: Mapping[str, Any]) -> list[float | None]:
-    """What a one-split sentence states, by its verdict: the difference, then its interval and margin, or the
-    interval and the detectable difference."""
-    ci95, ci90 = pair["ci95"] or [None, None], pair["ci90"] or [None, None]
-    if pair["ci95"] is None:
-        return [pair["diff_mean"]]
-    if pair["verdict"] == "equivalent":
-        return [pair["diff_mean"], *ci90, pair["margin"]]
-    if pair["verdict"] in ("better", "worse"):
-        return [abs(pair["diff_mean"]), *ci95]
-    return [pair["diff_mean"], *ci95, pair["mde80"]]
-
-
 def _one_split_counts(results: Mapping[str, Any]) -> list[float]:
     return [len(results["config"]["seeds"]), count_test_windows(results["runs"])]
 
@@ -94,19 +87,20 @@ def _one_split_counts(results: Mapping[str, Any]) -> list[float]:
 def test_the_one_split_sentences_and_the_report_state_the_results_json_in_points(name):
     results = fixture_results(name)
     metric = results["config"]["metric"]
-    paired = paired_differences(results["runs"], metric)  # written again by today's code, from the stored runs
-    assert paired.keys() == results["paired"].keys()
-    counts = _one_split_counts(results)
-    for model, pair in results["paired"].items():
-        check_points(paired[model]["sentence"], _pair_values(pair), allowed=[pair["margin"], *counts])
+    population = f"{count_test_windows(results['runs']):,} test windows"
+    written = one_fold_comparisons(results["runs"], population, metric)  # by today's code, from the stored runs
+    assert written == results["comparisons"]
+    counts = [*_one_split_counts(results), len(written) - 1]
+    for comparison in results["comparisons"]:
+        allowed = [comparison["margin"], comparison["error_rate_ratio"], 0.05, *counts]
+        check_points(comparison["sentence"], _comparison_values(comparison), allowed)
     n_test = count_test_windows(results["runs"])
-    paragraph = report.verdict(paired, n_test, [run["model"] for run in results["runs"]])
-    every_pair = [value for pair in results["paired"].values() for value in _pair_values(pair)]
-    margins = [pair["margin"] for pair in results["paired"].values()]
-    check_points(paragraph, [*every_pair, 100 / n_test], allowed=[*margins, *counts])
-    table = report.results_table(results).set_index("model")["vs A (95 % CI, points)"]
-    for model, pair in results["paired"].items():
-        check_points(table[model], [pair["diff_mean"], *(pair["ci95"] or [])])
+    paragraph = report.verdict(written, n_test, [run["model"] for run in results["runs"]])
+    assert paragraph == results["verdict"]
+    table = report.results_table(results).set_index("model")
+    for comparison in results["comparisons"]:
+        cell = table.loc[comparison["b"], f"vs {comparison['a']} (95 % CI, points)"]
+        check_points(cell, [comparison["diff"], *(comparison["ci95"] or [])])
 
 
 def test_the_windowing_leak_is_stated_in_the_points_its_block_stores():
@@ -116,9 +110,10 @@ def test_the_windowing_leak_is_stated_in_the_points_its_block_stores():
     block = results["windowing_comparison"]
     (_, table), *_ = WindowingComparison.tables(block)
     column = next(c for c in table.columns if c.startswith("leak"))
-    for model, pair in block["leak"].items():
-        check_points(table.loc[model, column], [pair["diff_mean"], *pair["ci95"]])
-        check_points(pair["sentence"], _pair_values(pair), allowed=[pair["margin"], *_one_split_counts(results)])
+    for model, comparison in block["leak"].items():
+        check_points(table.loc[model, column], [comparison["diff"], *comparison["ci95"]])
+        allowed = [comparison["margin"], comparison["error_rate_ratio"], *_one_split_counts(results)]
+        check_points(comparison["sentence"], _comparison_values(comparison), allowed, [LEAK_POPULATION])
 
 
 def test_the_experiment_cli_prints_the_verdict_and_table_it_was_checked_on():
@@ -145,6 +140,8 @@ def _design_counts(study: Mapping[str, Any], comparisons: Sequence[Mapping[str, 
 
 def _comparison_values(comparison: Mapping[str, Any]) -> list[float | None]:
     """What a study sentence states, by its verdict (a fault-size study: each size's effect and spread)."""
+    if comparison["ci95"] is None:  # one run of each: the difference alone
+        return [comparison["diff"]]
     if comparison["verdict"] == "equivalent":
         return [comparison["margin"], comparison["diff"], *comparison["ci90"]]
     if comparison["verdict"] in ("better", "worse"):
@@ -251,7 +248,7 @@ def lab_with_results():
 def test_the_quick_comparison_caption_states_the_margin_the_results_store(lab_with_results):
     results = fixture_results("pipeline_every_evaluation.json")
     (caption,) = [text for text in _shown(lab_with_results) if text.startswith("Each model against A, by the study")]
-    check_points(caption, [pair["margin"] for pair in results["paired"].values()])
+    check_points(caption, [comparison["margin"] for comparison in results["comparisons"]])
     assert results["verdict"] in _shown(lab_with_results)
 
 

@@ -100,7 +100,7 @@ def _summary(results: Mapping[str, Any]) -> None:
         st.warning("These numbers come from the leaky random windowing.")
     show_table(report.results_table(results), "results_table")
     st.info(sentence_markdown(results["verdict"]))
-    margin = next(iter(results["paired"].values()), {}).get("margin", DEFAULT_MARGIN)  # points, as the JSON stores it
+    margin = next(iter(results["comparisons"]), {}).get("margin", DEFAULT_MARGIN)  # points, as the JSON stores it
     st.caption(rule_caption(_judged(results), margin))
 
 

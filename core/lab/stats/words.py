@@ -85,6 +85,11 @@ def percent_cell(cell: Mapping[str, Any]) -> str:
     return percent_mean_sd(cell["mean"], cell["sd"])
 
 
+def windows_words(n_test: int | None) -> str:
+    """ "1,090 test windows" (an experiment's population), or "its test windows" when the count is unknown."""
+    return f"{n_test:,} test window{'' if n_test == 1 else 's'}" if n_test else "its test windows"
+
+
 def clipped_words(bound: float = 100.0) -> str:
     """What a sentence or a table heading adds when an interval or a detectable difference was cut at `bound`."""
     return f"clipped to ±{bound:g} points, the largest difference there can be"
@@ -225,30 +230,6 @@ def fault_size_sentence(c: Mapping[str, Any], room: str | None = None) -> str:
         f"{spread:.1f}). With {len(rows)} held-out fault sizes there are only {len(rows)} fold means, each a "
         f"different task, too few to separate the models' difference from how it changes with the size, so each "
         f"size is reported on its own." + ("" if room is None else f" Over all sizes, {room}.")
-    )
-
-
-def one_split_sentence(a: str, b: str, pair: Mapping[str, Any], design: Design) -> str:
-    """The sentence of a paired difference `pair` on one split (results schema 4: diff_mean, ci95, ci90, margin,
-    mde80, verdict), without the models' roles."""
-    parts = (design_words(design), clipped_words(design.bound) if design.clipped else "")
-    where = "; ".join(filter(None, parts))
-    what, unit, _ = _units(pair["metric"], pair["margin"])
-    diff = pair["diff_mean"]
-    if pair["ci95"] is None:
-        none = "one run of each gives no interval"
-        return f"{CANNOT_TELL.capitalize()}: {none} ({b} - {a}{what} {points(diff)} {unit}; {where})."
-    ci95 = ci_words(95, pair["ci95"])
-    if pair["verdict"] == EQUIVALENT:
-        margin = f"{pair['margin']:g} {unit}{what}"
-        ci90 = ci_words(90, pair["ci90"])
-        return f"{b} and {a} are {EQUIVALENT} within ±{margin}: {points(diff)} ({ci90}; {where})."
-    if pair["verdict"] in (BETTER, WORSE):
-        size = "a small but clear " if abs(diff) < pair["margin"] else ""
-        return f"{b} is {pair['verdict']} than {a} by {size}{abs(diff):.1f} {unit}{what} ({ci95}; {where})."
-    return (
-        f"{CANNOT_TELL.capitalize()}: {b} - {a}{what} {points(diff)} {unit} ({ci95}); "
-        f"this study could only detect differences of {pair['mde80']:.1f} {unit} or more ({where})."
     )
 
 

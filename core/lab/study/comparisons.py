@@ -31,6 +31,11 @@ windows and tests them at another load) takes the seed as the unit instead, what
 (core.lab.stats.shared_training): the t interval over seeds of each seed's difference pooled over every test
 window (S - 1 df), conditional on these test windows; `diff` is then that pooled mean, each fold weighing its
 test windows, and `by_fold` keeps the per-load differences.
+
+An experiment is a study with one fold (design ONE_FOLD, `one_fold_view`): its windows are cut once, so only
+the seeds vary, and its interval is the t interval over seeds (core.lab.stats.intervals.paired_interval, "training
+seeds only"); `one_fold_comparisons` compares its runs as a study's are compared, and a model that no pair
+names is compared with A.
 """
 
 from __future__ import annotations
@@ -42,15 +47,29 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from core.lab.models import BASELINE_MODELS
 from core.lab.stats import words
-from core.lab.stats.intervals import Interval, bonferroni_confidence, bounded, holm, metric_bound, verdict
+from core.lab.stats.intervals import (
+    Interval,
+    bonferroni_confidence,
+    bounded,
+    holm,
+    metric_bound,
+    paired_interval,
+    verdict,
+)
 from core.lab.stats.resampled import error_rate_ratio, independent_interval, leave_one_fold_out, resampled_interval
 from core.lab.stats.shared_training import seed_interval, seed_leave_one_out
+from core.lab.stats.summary import PRIMARY_PAIR
 from core.lab.stats.variance_components import block_interval, block_leave_one_out, components_record
 from core.lab.study.order_gap import order_gap
 
 STUDY_METRICS = ("accuracy", "balanced_accuracy", "f1", "log_loss")
-PRIMARY = ("B-noPE", "B")  # (a, b): b - a
+COMPARED_METRICS = (*STUDY_METRICS, "precision", "recall")  # an experiment's runs record precision and recall too
+ONE_FOLD = "one-fold"  # the design of an experiment: one cut of the windows (core.lab.vibration.windows)
+ONE_FOLD_NAME = "the one fold"
+LEAK_POPULATION = "the test windows of each windowing"
+PRIMARY = PRIMARY_PAIR  # (a, b): b - a
 ARTICLE = ("A", "B")  # the article's comparison: embedding plus encoding against neither
 PAIRS = (PRIMARY, ("A", "A+PE"), ARTICLE, ("A", "B-noPE"), ("B", "B-learned"), ("B", "B-concat"), ("A", "CNN"))
 SECONDARY = PAIRS[1:]
@@ -101,8 +120,8 @@ def cell_differences(
 ) -> tuple[np.ndarray, list[tuple[int, int]], list[int]]:
     """The (repeats, folds, seeds) table of metric(b) - metric(a) in points, its (repeat, fold) keys in the
     table's row order (repeat-major) and its seeds; ValueError when a cell lacks a run of a or b."""
-    if metric not in STUDY_METRICS:
-        raise ValueError(f"metric must be one of {STUDY_METRICS}, got {metric!r}")
+    if metric not in COMPARED_METRICS:
+        raise ValueError(f"metric must be one of {COMPARED_METRICS}, got {metric!r}")
     score = {(r["model"], r["repeat"], r["fold"], r["seed"]): float(r[metric]) for r in study["runs"]}
     cells = {key[1:] for key in score if key[0] in (a, b)}
     repeats, folds, seeds = (sorted({cell[i] for cell in cells}) for i in range(3))
@@ -149,7 +168,9 @@ def study_interval(
     `metric` allows: seeds as the unit where the folds share one training set; protocol 3's interval
     (core.lab.stats.variance_components) from version 3 on; else version 2's corrected resampled t
     (core.lab.stats.resampled, unchanged, so stored studies re-analyse to the bit)."""
-    if shares_training(study):
+    if study["config"]["design"] == ONE_FOLD:
+        interval = paired_interval(cells.reshape(1, -1))  # one cut of the windows: the seeds alone vary
+    elif shares_training(study):
         interval = seed_interval(cells, fold_test_windows(study, keys))
     elif protocol_version(study) >= 3:
         interval = block_interval(cells, fold_overlap(study, keys))
@@ -258,7 +279,7 @@ def compare(
         "adjusted": "bonferroni" if secondary_count else None,
         "ci95_independent": independent.ci(0.95),
         "error_rate_ratio": ratio_of_errors,
-        "leave_one_fold_out": None if secondary_count else _leave_one_out(study, cells, keys, metric),
+        "leave_one_fold_out": None if secondary_count or len(keys) == 1 else _leave_one_out(study, cells, keys, metric),
         "by_fold": per_fold,
     }
     if components is not None:
@@ -312,9 +333,14 @@ def _leave_one_out(
 
 
 def compared_pairs(study: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """The pairs of PAIRS whose two models the study ran, in that order: the first is the primary."""
-    models = {run["model"] for run in study["runs"]}
-    return [pair for pair in PAIRS if set(pair) <= models]
+    """The pairs of PAIRS whose two models the study ran, in that order (the first is the primary), then each
+    other model that no pair names, against A (a baseline such as spectrum-LR is compared with none)."""
+    models = list(dict.fromkeys(run["model"] for run in study["runs"]))
+    pairs = [pair for pair in PAIRS if set(pair) <= set(models)]
+    named = {model for pair in pairs for model in pair}
+    if "A" in models:
+        pairs += [("A", m) for m in models if m not in named and m != "A" and m not in BASELINE_MODELS]
+    return pairs
 
 
 def compare_all(study: Mapping[str, Any], metric: str = "accuracy", margin: float = 2.0) -> list[dict[str, Any]]:
@@ -326,6 +352,43 @@ def compare_all(study: Mapping[str, Any], metric: str = "accuracy", margin: floa
     for comparison, adjusted in zip(secondary, holm([c["p"] for c in secondary])):
         comparison["p_holm"] = adjusted
     return comparisons
+
+
+def one_fold_view(runs: Sequence[Mapping[str, Any]], population: str) -> dict[str, Any]:
+    """An experiment's runs as a study of one fold (design ONE_FOLD) that `compare` reads: every run placed in
+    repeat 0, fold 0, and only the seeds every model finished (a stopped experiment's last seed may lack some)."""
+    models = {run["model"] for run in runs}
+    by_seed: dict[int, set[str]] = {}
+    for run in runs:
+        by_seed.setdefault(int(run["seed"]), set()).add(run["model"])
+    whole = {seed for seed, done in by_seed.items() if done == models}
+    return {
+        "config": {"design": ONE_FOLD, "population": population},
+        "folds": [{"repeat": 0, "fold": 0, "name": ONE_FOLD_NAME}],
+        "runs": [{**run, "repeat": 0, "fold": 0} for run in runs if int(run["seed"]) in whole],
+    }
+
+
+def leak_comparisons(block: Mapping[str, Any], seeds: Sequence[int], margin: float = 2.0) -> dict[str, dict[str, Any]]:
+    """Per model of a windowing comparison (its block: per model, an accuracy cell per windowing whose values
+    follow `seeds`): the random windowing against the time windowing, as a one-fold comparison paired by seed."""
+    leak = {}
+    for model, cells in block["accuracy"].items():
+        runs = [
+            {"model": windowing, "seed": seed, "accuracy": value}
+            for windowing, cell in zip(block["windowings"], cells)
+            for seed, value in zip(seeds, cell["values"])
+        ]
+        leak[model] = compare(one_fold_view(runs, LEAK_POPULATION), "time", "random", "accuracy", margin)
+    return leak
+
+
+def one_fold_comparisons(
+    runs: Sequence[Mapping[str, Any]], population: str, metric: str = "accuracy", margin: float = 2.0
+) -> list[dict[str, Any]]:
+    """Every comparison of an experiment's runs, as `compare_all` makes a study's (none without a whole seed)."""
+    view = one_fold_view(runs, population)
+    return compare_all(view, metric, margin) if view["runs"] else []
 
 
 def primary_comparison(study: Mapping[str, Any]) -> Mapping[str, Any] | None:
