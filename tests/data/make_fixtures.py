@@ -2,10 +2,11 @@
 
     python tests/data/make_fixtures.py            # (re)write tests/data/pipeline_*.json
     python tests/data/make_fixtures.py --check    # run the plans and compare with the stored files
-    python tests/data/make_fixtures.py --check --migrated   # the same, the stored files first migrated to the
-                                                            # current schema (core.lab.study.migration)
-    python tests/data/make_fixtures.py --migrate  # rewrite the stored files at the current schema through that
-                                                  # migration: the plan, the machine and every run kept
+    python tests/data/make_fixtures.py --check --migrated   # the same, for stored files of results schema 3:
+                                                            # the values migrated to points compare to 1e-12
+
+--check reads each stored file through the one migration (core.lab.study.migration.migrate): the fixtures stay at
+results schema 4, so that a version-4 file is seen to open, and its comparisons are made again from its runs.
 
 Each plan is a `python -m core.experiment` argument list on the built-in synthetic set (CPU, one torch
 thread, fixed seeds), so the fixtures pin what the CLI and the Fault lab produce, not how the code is laid
@@ -142,22 +143,6 @@ def first_difference(
     return None if expected == actual else f"{where}: {expected!r} != {actual!r}"
 
 
-def migrate_fixture(name: str) -> str:
-    """Rewrite a stored fixture at the current schema through core.lab.study.migration.migrate, its plan, its
-    machine's fingerprint and every run as they were; one line naming every top-level field that changed."""
-    from core.lab.experiment.results import validate_results
-    from core.lab.study.migration import migrate
-
-    path = fixture_path(name)
-    fixture = json.loads(path.read_text(encoding="utf-8"))
-    old = fixture["results"]
-    new = migrate(old)
-    validate_results(new)
-    changed = sorted(key for key in {*old, *new} if old.get(key) != new.get(key))
-    path.write_text(json.dumps({**fixture, "results": new}, separators=(",", ":"), allow_nan=False) + "\n", "utf-8")
-    return f"{name}: {old['schema_version']} -> {new['schema_version']}; changed {', '.join(changed)}"
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--check", action="store_true", help="compare with the stored fixtures instead of writing")
@@ -169,25 +154,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--migrated",
         action="store_true",
-        help="with --check: migrate the stored JSON to the current schema first (renamed keys, points)",
+        help="with --check: the stored JSON is of results schema 3 (fractions migrated to points compare to 1e-12)",
     )
-    parser.add_argument("--migrate", action="store_true", help="rewrite the stored files at the current schema")
     args = parser.parse_args(argv)
-    if args.migrate:
-        for name in args.plans.split(","):
-            print(migrate_fixture(name))
-        return 0
     failed = 0
     for name in args.plans.split(","):
         results = run_plan_argv([*PLANS[name], *args.extra.split()])
         path = fixture_path(name)
         if args.check:
-            stored = json.loads(path.read_text(encoding="utf-8"))["results"]
-            rescaled: frozenset[str] = frozenset()
-            if args.migrated:
-                from core.lab.study.migration import POINTS_KEYS, migrate
+            from core.lab.study.migration import POINTS_KEYS, migrate
 
-                stored, rescaled = migrate(stored), frozenset(POINTS_KEYS)
+            stored = migrate(json.loads(path.read_text(encoding="utf-8"))["results"])
+            rescaled = frozenset(POINTS_KEYS) if args.migrated else frozenset()
             difference = first_difference(
                 without_timing(stored), without_timing(results), allow_new=args.allow_new_keys, rescaled=rescaled
             )
