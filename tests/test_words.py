@@ -53,10 +53,43 @@ def test_the_grep_would_find_a_second_writer(tmp_path):
         (words.percent_mean_sd(0.921, 0.021), "92.1 ± 2.1"),
         (words.percent_mean_sd(0.5, None), "50.0 ± -"),
         (words.percent_cell({"mean": 0.25, "sd": 0.125, "n": 2}), "25.0 ± 12.5"),
+        (words.amount(74.04), "74.0"),
+        (words.amount(100 / 90, 2), "1.11"),
     ],
 )
 def test_every_number_prints_one_way(printed, expected):
     assert printed == expected
+
+
+# a number formatted in place, as a difference or a share: "{x:.1f} points", "{x:.1f} %", "{x:+.1f} to", "{:+.1f}"
+INLINE_NUMBER = re.compile(r"\.\d+f\}(?= ?(?:points|%| to ))|\{:\+?\.\d+f\}")
+# the Fault lab's text writers; its figures format on the chart (plotly), its file readers in MB and Hz
+NUMBER_WRITERS = ("core/lab", "ui/lab")
+NOT_WRITERS = ("core/lab/figures", "core/lab/vibration", "core/lab/stats/words.py")
+
+
+def inline_numbers(root: Path = ROOT) -> list[str]:
+    """ "path:line" of every point, interval or percentage formatted outside core.lab.stats.words."""
+    found = []
+    for folder in NUMBER_WRITERS:
+        for path in sorted((root / folder).rglob("*.py")):
+            where = path.relative_to(root).as_posix()
+            if where.startswith(NOT_WRITERS):
+                continue
+            lines = path.read_text("utf-8").splitlines()
+            found += [f"{where}:{i}" for i, line in enumerate(lines, 1) if INLINE_NUMBER.search(line)]
+    return found
+
+
+def test_points_and_percentages_are_formatted_by_the_one_formatter():
+    assert inline_numbers() == []
+
+
+def test_the_scan_would_find_a_number_formatted_in_place(tmp_path):
+    stray = tmp_path / "core" / "lab" / "caption.py"
+    stray.parent.mkdir(parents=True)
+    stray.write_text('LINE = f"costs it {drop:.1f} points, {share:.1f} %, from {low:+.1f} to"\nFORM = "{:+.1f}"\n')
+    assert inline_numbers(tmp_path) == ["core/lab/caption.py:1", "core/lab/caption.py:2"]
 
 
 def stored(verdict: str, diff: float, ci95, ci90=None, mde80=None, ratio=None) -> dict:

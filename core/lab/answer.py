@@ -25,7 +25,9 @@ from core.lab.stats.words import (
     EQUIVALENT,
     MODEL_ROLES,
     WORSE,
+    amount,
     answer_lead,
+    percent,
 )
 from core.lab.study.comparisons import primary_comparison
 
@@ -51,7 +53,7 @@ GLOSSARY: Mapping[str, str] = {
     "detectable difference": DETECTABLE,
     "Bonferroni": (
         'the correction of the secondary comparisons\' intervals ("secondary, Bonferroni" in a table): each of m '
-        f"intervals is drawn at 1 − 5 %/m confidence ({100 * bonferroni_confidence(0.95, 3):.1f} % for three) "
+        f"intervals is drawn at 1 − 5 %/m confidence ({percent(bonferroni_confidence(0.95, 3))} % for three) "
         "instead of 95 %, so that all hold together at 95 %; their verdicts read these wider intervals"
     ),
     "Holm": (
@@ -106,11 +108,12 @@ def control_check(study: Mapping[str, Any]) -> tuple[bool, str]:
     checks = [
         (
             primary["verdict"] == BETTER and primary["diff"] >= CONTROL_MIN_GAIN,
-            f"B beats B-noPE by {primary['diff']:.1f} points (at least {CONTROL_MIN_GAIN:g} needed)",
+            f"B beats B-noPE by {amount(primary['diff'])} points (at least {CONTROL_MIN_GAIN:g} needed)",
         ),
         (
             abs(no_pe - chance) <= CONTROL_CHANCE_BAND,
-            f"B-noPE scores {no_pe:.1f} %, chance is {chance:.1f} % (within {CONTROL_CHANCE_BAND:g} points needed)",
+            f"B-noPE scores {amount(no_pe)} %, chance is {amount(chance)} % "
+            f"(within {CONTROL_CHANCE_BAND:g} points needed)",
         ),
         (drop is not None and drop > CONTROL_CHANCE_BAND, _drop_words(drop)),
     ]
@@ -120,7 +123,7 @@ def control_check(study: Mapping[str, Any]) -> tuple[bool, str]:
 def _drop_words(drop: float | None) -> str:
     if drop is None:
         return "no order test was stored for B"
-    return f"shuffling B's tokens costs it {drop:.1f} points"
+    return f"shuffling B's tokens costs it {amount(drop)} points"
 
 
 def model_table() -> pd.DataFrame:

@@ -11,7 +11,7 @@ import pandas as pd
 
 from core.lab.contract import METRICS, RUN_KEYS
 from core.lab.stats.summary import PRIMARY_PAIR, REFERENCE_MODEL
-from core.lab.stats.words import percent_cell, points, with_interval
+from core.lab.stats.words import amount, percent_cell, points, with_interval
 
 RUN_COLUMNS = tuple(key for key in RUN_KEYS if key not in ("per_class_f1", "confusion_matrix", "history"))
 
@@ -45,7 +45,8 @@ def verdict(comparisons: Sequence[Mapping[str, Any]], n_test: int | None, models
         )
     if n_test:
         sentences.append(
-            f"The test set has {plural(n_test, 'window')}, so one window is {100 / n_test:.2f} points of accuracy."
+            f"The test set has {plural(n_test, 'window')}, so one window is {amount(100 / n_test, 2)} points "
+            "of accuracy."
         )
     return " ".join(sentences)
 
@@ -113,7 +114,7 @@ def interim_table(
 
 
 def _interim_cell(value: float | None) -> str:
-    return "…" if value is None else f"{value:.1f}"
+    return "…" if value is None else amount(value)
 
 
 def runs_table(results: Mapping[str, Any]) -> pd.DataFrame:

@@ -7,7 +7,7 @@ from typing import Any
 
 import pandas as pd
 
-from core.lab.stats.words import with_interval
+from core.lab.stats.words import amount, with_interval
 
 ORDER_MODELS = ("A", "A+PE", "B", "B-learned", "CNN")  # read against a model that cannot use order (A)
 
@@ -21,7 +21,7 @@ def order_table(summary: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
             {
                 "model": model,
                 "runs": summary[model]["runs"],
-                "accuracy %": f"{summary[model]['accuracy']['mean']:.1f}",
+                "accuracy %": amount(summary[model]["accuracy"]["mean"]),
                 "drop, shuffled tokens (points)": _drop(summary[model]["shuffled_drop"]),
                 "drop, reversed tokens (points)": _drop(summary[model]["reversed_drop"]),
             }

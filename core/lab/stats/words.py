@@ -55,6 +55,11 @@ def points(value: float, digits: int = 1) -> str:
     return f"{value:+.{digits}f}"
 
 
+def amount(value: float, digits: int = 1) -> str:
+    """A size in points or a share already in %, unsigned: 74.04 -> "74.0" (`digits` decimals)."""
+    return f"{value:.{digits}f}"
+
+
 def interval(ci: Sequence[float] | None, digits: int = 1) -> str:
     """An interval of differences in points: "-34.7 to +35.9"; "-" when there is none."""
     return "-" if ci is None else f"{points(ci[0], digits)} to {points(ci[1], digits)}"

@@ -173,11 +173,11 @@ def describe_finished(run: dict) -> str:
     if run["epochs"] == 0:  # a baseline (spectrum-LR): one fit, no epochs
         epochs = f"fitted, C {run['C']:g}" if "C" in run else "fitted"
     if "accuracy" not in run:
-        accuracy = f"validation accuracy {100 * run['val_accuracy']:.1f} %, " if "val_accuracy" in run else ""
+        accuracy = f"validation accuracy {words.percent(run['val_accuracy'])} %, " if "val_accuracy" in run else ""
         return f"{run['model']} seed {run['seed']}: {accuracy}validation loss {run['val_loss']:.4f}, {epochs}"
     return (
-        f"{run['model']} seed {run['seed']}: accuracy {100 * run['accuracy']:.1f} %, balanced "
-        f"{100 * run['balanced_accuracy']:.1f} %, {epochs}, {run['train_seconds']:.1f} s"
+        f"{run['model']} seed {run['seed']}: accuracy {words.percent(run['accuracy'])} %, balanced "
+        f"{words.percent(run['balanced_accuracy'])} %, {epochs}, {run['train_seconds']:.1f} s"
     )
 
 
