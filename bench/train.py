@@ -370,7 +370,7 @@ def models_section(
     for tokens, runs in by_split.items():
         if len(runs) == 2:
             block = windowing_comparison_block(
-                {mode: runs[mode]["runs"] for mode in ("time", "random")}, list(runs["time"]["summary"])
+                {mode: runs[mode]["runs"] for mode in ("time", "random")}, list(runs["time"]["summary"]), seeds
             )
             log(f"Split comparison, {tokens} tokens: accuracy % (mean ± sd), leak = random - time in points (95 % CI)")
             log(report.as_text(windowing_table(block), index=True))
