@@ -437,7 +437,7 @@ def merge(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
 
 
 def verdict_words(results: dict[str, Any]) -> str:
-    words = [f"{model}: {pair['verdict'] or 'no interval'}" for model, pair in results["paired"].items()]
+    words = [f"{c['b']} vs {c['a']}: {c['verdict']}" for c in results["comparisons"]]
     return "; ".join(words)
 
 
@@ -478,7 +478,7 @@ def models_section(
     for tokens, runs in by_split.items():
         if len(runs) == 2:
             block = windowing_comparison_block(
-                {mode: runs[mode]["runs"] for mode in ("time", "random")}, list(runs["time"]["summary"])
+                {mode: runs[mode]["runs"] for mode in ("time", "random")}, list(runs["time"]["summary"]), seeds
             )
             log(f"Split comparison, {tokens} tokens: accuracy % (mean ± sd), leak = random - time in points (95 % CI)")
             log(report.as_text(windowing_table(block), index=True))

@@ -8,8 +8,9 @@ import re
 
 import pytest
 
-from core.lab.answer import GLOSSARY, VERDICT_COLOURS, answer_line, control_check, plain_sentence
+from core.lab.answer import GLOSSARY, VERDICT_COLOURS, answer_line, control_check
 from core.lab.shipped import ANSWER_TOPICS, SHIPPED_STUDIES, read_shipped_studies
+from core.lab.stats.words import answer_lead
 from core.lab.study import comparisons_table
 from core.lab.study.comparisons import primary_comparison
 
@@ -25,46 +26,37 @@ def comparison(verdict, diff, ci95, ci90=None, mde80=None, a="B-noPE", b="B"):
         "verdict": verdict,
         "mde80": mde80,
         "primary": True,
+        "sentence": f"the stored sentence of {b} vs {a}.",
     }
 
 
 @pytest.mark.parametrize(
     ("case", "words"),
     [
-        (
-            comparison("better", 74.2, [70.1, 78.3]),
-            "On the rig, B beat B-noPE by 74.2 points, more than the 2-point margin.",
-        ),
-        (
-            comparison("better", 1.5, [0.4, 2.6]),
-            "On the rig, B beat B-noPE by 1.5 points, possibly less than the 2-point margin.",
-        ),
+        (comparison("better", 74.2, [70.1, 78.3]), "On the rig, B beat B-noPE by more than the 2-point margin."),
+        (comparison("better", 1.5, [0.4, 2.6]), "On the rig, B beat B-noPE by possibly less than the 2-point margin."),
         (
             comparison("worse", -4.8, [-7.0, -2.6]),
-            "On the rig, B did worse than B-noPE by 4.8 points, more than the 2-point margin.",
+            "On the rig, B did worse than B-noPE by more than the 2-point margin.",
         ),
         (
             comparison("equivalent", -0.7, [-1.9, 0.5], [-1.6, 0.2]),
-            "On the rig, B and B-noPE scored the same within the ±2-point margin (B − B-noPE -0.7 points).",
+            "On the rig, B and B-noPE scored the same within the ±2-point margin.",
         ),
-        (
-            comparison("inconclusive", -2.1, [-4.5, 0.4], mde80=3.4),
-            "On the rig, the lab could not tell B from B-noPE: B − B-noPE came out at -2.1 points, and this study "
-            "could only have detected a difference of about 3.4 points or more.",
-        ),
+        (comparison("inconclusive", -2.1, [-4.5, 0.4], mde80=3.4), "On the rig, the lab could not tell B from B-noPE."),
     ],
 )
-def test_each_verdict_reads_as_one_plain_sentence_with_its_numbers(case, words):
-    assert plain_sentence(case, "On the rig") == words
+def test_each_verdict_leads_with_its_plain_words(case, words):
+    assert answer_lead(case, "On the rig") == words
 
 
-def test_a_sentence_without_a_place_starts_with_a_capital_and_the_ceiling_is_folded_into_it():
+def test_a_lead_without_a_place_starts_with_a_capital_and_the_ceiling_is_folded_into_it():
     inconclusive = comparison("inconclusive", -2.1, [-4.5, 0.4], mde80=3.4)
-    assert plain_sentence(inconclusive).startswith("The lab could not tell B from B-noPE: ")
+    assert answer_lead(inconclusive) == "The lab could not tell B from B-noPE."
     equivalent = comparison("equivalent", -0.1, [-0.6, 0.4], [-0.5, 0.2])
-    assert plain_sentence(equivalent, "On a gearbox", ceiling=99.7) == (
-        "On a gearbox, B and B-noPE scored the same within the ±2-point margin (B − B-noPE -0.1 points), but both "
-        "scored 99.7 % or more: the task is too easy there to show what the encoding does."
+    assert answer_lead(equivalent, "On a gearbox", ceiling=99.7) == (
+        "On a gearbox, B and B-noPE scored the same within the ±2-point margin, but both scored 99.7 % or more: the "
+        "task is too easy there to show what the encoding does."
     )
 
 
@@ -96,30 +88,32 @@ def test_the_control_passes_only_with_a_10_point_gain_b_nope_near_chance_and_b_u
 def test_fault_size_gives_no_short_answer_and_a_time_cv_study_gives_its_primary():
     assert answer_line("sizes", study(design="fault-size")) is None
     line = answer_line("Where order matters", study())
-    assert line.verdict == "better" and line.words.startswith("Where order matters, B beat B-noPE by 74.0 points")
+    assert line.verdict == "better" and line.words == (
+        "Where order matters, B beat B-noPE by more than the 2-point margin. the stored sentence of B vs B-noPE."
+    )
 
 
-def test_two_models_at_the_ceiling_are_said_to_show_little_in_the_same_sentence():
+def test_two_models_at_the_ceiling_are_said_to_show_little_in_the_lead():
     easy = study(verdict="equivalent", diff=0.0, no_pe_accuracy=0.999)
     easy["runs"][1]["accuracy"] = 0.9999  # B: 99.99 %, B-noPE 99.9 %
     words = answer_line("On the second rig", easy).words
-    assert words.endswith("but both scored 99.9 % or more: the task is too easy there to show what the encoding does.")
-    assert len(re.findall(r"\.(?:\s|$)", words)) == 1  # one sentence: its one full stop ends it
+    lead = "but both scored 99.9 % or more: the task is too easy there to show what the encoding does."
+    assert words == f"On the second rig, B and B-noPE scored the same within the ±2-point margin, {lead} " + (
+        "the stored sentence of B vs B-noPE."
+    )
+    assert len(re.findall(r"\.(?:\s|$)", words)) == 2  # the lead's full stop, then the stored sentence's
     assert "too easy" not in answer_line("Where order matters", study()).words  # B-noPE at chance: no caveat
 
 
-def test_the_short_answer_opens_with_one_plain_sentence_per_rig_from_the_shipped_verdicts():
+def test_the_short_answer_shows_each_rigs_stored_sentence_after_a_plain_lead():
     shipped = read_shipped_studies()
     rigs = [name for name in ANSWER_TOPICS if name != "study_order_control.json"]
     assert [name.split("_")[1] for name in rigs] == ["cwru", "spectraquest"]  # the rigs first, the control after
     lines = [answer_line(ANSWER_TOPICS[name], shipped[SHIPPED_STUDIES[name]]) for name in ANSWER_TOPICS]
     cwru, gearbox, control = lines
     primary = primary_comparison(shipped[SHIPPED_STUDIES[rigs[0]]])
-    assert cwru.words == (
-        "On real bearings (CWRU, each recording cut in time), the lab could not tell B from B-noPE: B − B-noPE came "
-        f"out at {primary['diff']:+.1f} points, and this study could only have detected a difference of about "
-        f"{primary['mde80']:.1f} points or more."
-    )
+    lead = "On real bearings (CWRU, each recording cut in time), the lab could not tell B from B-noPE."
+    assert cwru.words == f"{lead} {primary['sentence']}"  # the sentence the study stores, byte for byte
     assert cwru.verdict == primary["verdict"] == "inconclusive"
     assert gearbox.words.startswith("On a gearbox (SpectraQuest") and "too easy there" in gearbox.words
     assert control.verdict == "better" and "(the positive control), B beat B-noPE by" in control.words

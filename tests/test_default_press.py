@@ -11,7 +11,6 @@ import pytest
 
 from core.lab import runs as lab_runs
 from core.lab.report import interim_table
-from core.lab.stats.summary import primary_pair
 from core.lab.wait import DEFAULT_PRESS_SECONDS, describe_wait, press_models
 from tests.apptest_utils import finish_job, open_lab, set_tiny
 from ui.lab import experiment as lab
@@ -125,8 +124,8 @@ def test_a_press_shows_each_finished_seeds_accuracies_as_interim_until_the_verdi
         gate.set()
     results = finish_job(at)
     assert _interim(at) == []  # replaced by the results
-    primary = primary_pair(results["runs"])
-    assert results["verdict"].startswith(primary["sentence"]) and " B-noPE" in primary["sentence"]
-    assert results["paired"] == {} and "model A was not run" not in results["verdict"]  # no A: nothing against A
+    (primary,) = results["comparisons"]  # no A: nothing against A
+    assert (primary["a"], primary["b"], primary["primary"]) == ("B-noPE", "B", True)
+    assert results["verdict"].startswith(primary["sentence"]) and "model A was not run" not in results["verdict"]
     final = next(frame.value for frame in at.dataframe if "accuracy %" in frame.value.columns)
     assert list(final["model"]) == ["B-noPE", "B"] and "vs B-noPE" in final.columns and "vs A" not in final.columns

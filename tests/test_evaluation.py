@@ -143,23 +143,25 @@ def run(model, seed, accuracy, **extra):
 def test_windowing_comparison_leak_is_the_paired_random_minus_time_difference_in_points():
     time_runs = [run("A", s, a) for s, a in enumerate((0.90, 0.92, 0.94))]
     random_runs = [run("A", s, a) for s, a in enumerate((0.99, 0.99, 1.00))]
-    block = windowing_comparison.windowing_comparison_block({"time": time_runs, "random": random_runs}, ["A"])
+    seeds = [0, 1, 2]
+    block = windowing_comparison.windowing_comparison_block({"time": time_runs, "random": random_runs}, ["A"], seeds)
     assert block["windowings"] == ["time", "random"]
     assert block["accuracy"]["A"][0]["mean"] == pytest.approx(0.92)
     assert block["accuracy"]["A"][1]["values"] == [0.99, 0.99, 1.00]
-    leak = block["leak"]["A"]
-    # differences 9, 7 and 6 points: mean 7.333, sd 1.528
-    assert leak["diff_mean"] == pytest.approx(22 / 3)
+    leak = block["leak"]["A"]  # a one-fold comparison (core.lab.study.comparisons.compare): random against time
+    assert (leak["a"], leak["b"], leak["metric"], leak["margin"]) == ("time", "random", "accuracy", 2.0)
+    # differences 9, 7 and 6 points: mean 7.333, sd 1.528, the t interval on 2 degrees of freedom
+    assert leak["diff"] == pytest.approx(22 / 3)
     sd = math.sqrt(((9 - 22 / 3) ** 2 + (7 - 22 / 3) ** 2 + (6 - 22 / 3) ** 2) / 2)
-    assert leak["diff_sd"] == pytest.approx(sd)
     half = T_975_2DF * sd / math.sqrt(3)
-    assert leak["ci95"] == pytest.approx([22 / 3 - half, 22 / 3 + half]) and leak["margin"] == 2.0
+    assert leak["ci95"] == pytest.approx([22 / 3 - half, 22 / 3 + half])
     assert windowing_comparison.windowing_table(block).loc["A", "leak (random - time), points"] == (
         f"+7.3 ({22 / 3 - half:+.1f} to {22 / 3 + half:+.1f})"
     )
     # the experiment's own windowing comes first, the leak stays random minus time
-    flipped = windowing_comparison.windowing_comparison_block({"random": random_runs, "time": time_runs}, ["A"])
-    assert flipped["windowings"] == ["random", "time"] and flipped["leak"]["A"]["diff_mean"] == pytest.approx(22 / 3)
+    flipped = windowing_comparison.windowing_comparison_block({"random": random_runs, "time": time_runs}, ["A"], seeds)
+    assert flipped["windowings"] == ["random", "time"] and flipped["leak"]["A"]["diff"] == pytest.approx(22 / 3)
+    assert flipped["leak"]["A"]["ci95"] == pytest.approx(leak["ci95"])
 
 
 def test_noise_block_reads_each_runs_extra_tests():

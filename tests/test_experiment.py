@@ -235,7 +235,7 @@ def test_a_cli_run_and_its_reproducing_command_give_the_same_summary(tmp_path):
     second = tmp_path / "second.json"
     assert main([*words[3:], "--quiet", "--out", str(second)]) == 0
     again = load_results(second)
-    assert again["summary"] == results["summary"] and again["paired"] == results["paired"]
+    assert again["summary"] == results["summary"] and again["comparisons"] == results["comparisons"]
     for block in ("windowing_comparison", "noise", "cross_load"):
         assert again[block] == results[block], block
     assert command_line(again["config"]) == command

@@ -14,7 +14,6 @@ from core.lab import wait
 from core.lab.experiment.results import SCHEMA_VERSION
 from core.lab.files_table import assumed_rate_note, proposed_table, spec_from_table
 from core.lab.report import plural, verdict
-from core.lab.study.contract import STUDY_SCHEMA_VERSION
 from core.lab.vibration import DataError, read_vibration_csv
 from core.lab.vibration.inspect import inspect_vibration_file
 from core.lab.wait import describe_limit, page_refusal
@@ -192,7 +191,7 @@ def test_a_test_set_of_one_window_is_one_window():
 
 def test_the_readme_names_the_current_results_and_study_schema_versions():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert (SCHEMA_VERSION, STUDY_SCHEMA_VERSION) == (4, 4)
-    assert "results JSON (`schema_version` 4," in readme
-    assert "current\nresults `schema_version` 4 and study `schema_version` 4)" in readme
+    assert SCHEMA_VERSION == 5  # of both kinds
+    assert "results JSON (`schema_version` 5," in readme
+    assert "current\n`schema_version` 5 of both" in readme
     assert re.findall(r"(results|study) schema (\d)", readme) == []  # no bare older number read as current

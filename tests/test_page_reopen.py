@@ -10,9 +10,8 @@ import json
 import pytest
 
 import core.lab.figures.fault_lab
-from core.lab.experiment.results import migrate_results
 from core.lab.reopen import sentence_markdown
-from core.lab.study.contract import migrate_study
+from core.lab.study.migration import migrate
 from core.limits import MAX_JSON_DEPTH
 from core.safe_text import markdown_literal
 from tests.apptest_utils import open_lab
@@ -47,7 +46,7 @@ def test_hostile_files_are_refused_in_one_line_and_the_open_control_stays():
     results = fixture_results()
     open_file(at, "good.json", encoded(results))
     kept = at.session_state[keys.RESULTS_KEY]
-    assert kept == migrate_results(results)  # as core reads it: at the current schema version
+    assert kept == migrate(results)  # as core reads it: at the current schema version
     wrong_type = fixture_results()
     wrong_type["runs"][0]["confusion_matrix"][0][0] = "7"
     many_classes = fixture_results()
@@ -86,7 +85,7 @@ def test_a_gzip_compressed_study_opens_and_is_shown():
     raw = (ROOT / "results" / "study_cwru_load-out.json.gz").read_bytes()
     open_file(at, "load-out.json.gz", raw)
     assert [s.value for s in at.success] == ["Opened load-out.json.gz: the study is under 5 · Study."]
-    assert at.session_state[keys.STUDY_KEY] == migrate_study(json.loads(gzip.decompress(raw)))
+    assert at.session_state[keys.STUDY_KEY] == migrate(json.loads(gzip.decompress(raw)))
 
 
 def test_a_class_name_that_is_a_markdown_link_shows_as_its_characters():
@@ -94,7 +93,7 @@ def test_a_class_name_that_is_a_markdown_link_shows_as_its_characters():
     results = fixture_results()
     results["class_names"][0] = LINK
     open_file(at, "link.json", encoded(results))
-    assert at.session_state[keys.RESULTS_KEY] == migrate_results(results)
+    assert at.session_state[keys.RESULTS_KEY] == migrate(results)
     texts = shown_text(at)
     assert any(f"classes {markdown_literal(LINK)}, IR007" in text for text in texts), texts
     assert not any("](http" in text for text in texts)

@@ -36,7 +36,7 @@ def test_defaults_show_each_shipped_studys_verdict_once_and_the_short_answer_lin
         heading = shown.index(f"##### {STUDY_HEADINGS[name]}")
         assert shown[heading + 1] == f"{verdict_badge(primary['verdict'])} {sentence}"
     assert at.selectbox(key="study_pick").value == next(iter(shipped))
-    # the short answer leads the page: one plain sentence per rig, then the control, each linked to its verdict
+    # the short answer leads the page: per rig, then the control, a plain lead and the stored sentence, linked
     card = [value for value in shown if "-badge[" in value and "[details](#" in value]
     assert [line.split("](#")[1].rstrip(")") for line in card] == [study_anchor(name) for name in ANSWER_TOPICS]
     assert "On real bearings" in card[0] and "On a gearbox" in card[1] and "positive control" in card[2]

@@ -4,7 +4,7 @@ comparison's caption read "within ±200 points" for the 2-point margin the resul
 in points was multiplied by 100 again).
 
 Each writer renders from a real results JSON (a pipeline fixture, tests/data) and the real shipped study JSONs
-(results/): the sentence writers of core.lab.stats.intervals (`sentence`, `study_sentence`), the short answer
+(results/): the sentence writer, core.lab.stats.words (`verdict_sentence`, `one_split_sentence`), the short answer
 (core.lab.answer), the report's paragraph and tables (core.lab.report), the comparisons and decomposition tables,
 both CLIs' printed lines, and the Fault lab's own captions and tables (ui/lab/results.py, ui/lab/study.py,
 ui/lab/answer.py) read from the page. A number in the text must be one the JSON holds (to the digits printed),
@@ -27,9 +27,16 @@ import pytest
 from core.lab import answer, report
 from core.lab.experiment.cli import report_text
 from core.lab.shipped import ANSWER_TOPICS, SHIPPED_STUDIES, read_shipped_studies
-from core.lab.stats.summary import count_test_windows, paired_differences
+from core.lab.stats import words
+from core.lab.stats.summary import count_test_windows
 from core.lab.study import cli as study_cli
-from core.lab.study.comparisons import compare_all, comparisons_table, primary_comparison
+from core.lab.study.comparisons import (
+    LEAK_POPULATION,
+    compare_all,
+    comparisons_table,
+    one_fold_comparisons,
+    primary_comparison,
+)
 from core.lab.study.sweep import sweep_effects
 from core.lab.study.views import decomposition_table
 from tests.apptest_utils import as_read, open_lab
@@ -59,8 +66,8 @@ def check_points(
     """Every `required` value is printed in `text` (to the digits printed), and every number printed is a
     required or `allowed` value; `quoted` strings (the JSON's own words: a population, fold names) are read
     over, their numbers being words of the JSON, not values."""
-    for words in quoted:
-        text = text.replace(words, " ")
+    for said in quoted:
+        text = text.replace(said, " ")
     required = [float(v) for v in required if v is not None]
     values = [*required, *(float(v) for v in allowed if v is not None), *LEVELS]
     printed = printed_numbers(text)
@@ -72,19 +79,6 @@ def check_points(
 # --- the results JSON -------------------------------------------------------------------------------------
 
 
-def _pair_values(pair: Mapping[str, Any]) -> list[float | None]:
-    """What a one-split sentence states, by its verdict: the difference, then its interval and margin, or the
-    interval and the detectable difference."""
-    ci95, ci90 = pair["ci95"] or [None, None], pair["ci90"] or [None, None]
-    if pair["ci95"] is None:
-        return [pair["diff_mean"]]
-    if pair["verdict"] == "equivalent":
-        return [pair["diff_mean"], *ci90, pair["margin"]]
-    if pair["verdict"] in ("better", "worse"):
-        return [abs(pair["diff_mean"]), *ci95]
-    return [pair["diff_mean"], *ci95, pair["mde80"]]
-
-
 def _one_split_counts(results: Mapping[str, Any]) -> list[float]:
     return [len(results["config"]["seeds"]), count_test_windows(results["runs"])]
 
@@ -93,19 +87,20 @@ def _one_split_counts(results: Mapping[str, Any]) -> list[float]:
 def test_the_one_split_sentences_and_the_report_state_the_results_json_in_points(name):
     results = fixture_results(name)
     metric = results["config"]["metric"]
-    paired = paired_differences(results["runs"], metric)  # written again by today's code, from the stored runs
-    assert paired.keys() == results["paired"].keys()
-    counts = _one_split_counts(results)
-    for model, pair in results["paired"].items():
-        check_points(paired[model]["sentence"], _pair_values(pair), allowed=[pair["margin"], *counts])
+    population = f"{count_test_windows(results['runs']):,} test windows"
+    written = one_fold_comparisons(results["runs"], population, metric)  # by today's code, from the stored runs
+    assert written == results["comparisons"]
+    counts = [*_one_split_counts(results), len(written) - 1]
+    for comparison in results["comparisons"]:
+        allowed = [comparison["margin"], comparison["error_rate_ratio"], 0.05, *counts]
+        check_points(comparison["sentence"], _comparison_values(comparison), allowed)
     n_test = count_test_windows(results["runs"])
-    paragraph = report.verdict(paired, n_test, [run["model"] for run in results["runs"]])
-    every_pair = [value for pair in results["paired"].values() for value in _pair_values(pair)]
-    margins = [pair["margin"] for pair in results["paired"].values()]
-    check_points(paragraph, [*every_pair, 100 / n_test], allowed=[*margins, *counts])
-    table = report.results_table(results).set_index("model")["vs A (95 % CI, points)"]
-    for model, pair in results["paired"].items():
-        check_points(table[model], [pair["diff_mean"], *(pair["ci95"] or [])])
+    paragraph = report.verdict(written, n_test, [run["model"] for run in results["runs"]])
+    assert paragraph == results["verdict"]
+    table = report.results_table(results).set_index("model")
+    for comparison in results["comparisons"]:
+        cell = table.loc[comparison["b"], f"vs {comparison['a']} (95 % CI, points)"]
+        check_points(cell, [comparison["diff"], *(comparison["ci95"] or [])])
 
 
 def test_the_windowing_leak_is_stated_in_the_points_its_block_stores():
@@ -115,9 +110,10 @@ def test_the_windowing_leak_is_stated_in_the_points_its_block_stores():
     block = results["windowing_comparison"]
     (_, table), *_ = WindowingComparison.tables(block)
     column = next(c for c in table.columns if c.startswith("leak"))
-    for model, pair in block["leak"].items():
-        check_points(table.loc[model, column], [pair["diff_mean"], *pair["ci95"]])
-        check_points(pair["sentence"], _pair_values(pair), allowed=[pair["margin"], *_one_split_counts(results)])
+    for model, comparison in block["leak"].items():
+        check_points(table.loc[model, column], [comparison["diff"], *comparison["ci95"]])
+        allowed = [comparison["margin"], comparison["error_rate_ratio"], *_one_split_counts(results)]
+        check_points(comparison["sentence"], _comparison_values(comparison), allowed, [LEAK_POPULATION])
 
 
 def test_the_experiment_cli_prints_the_verdict_and_table_it_was_checked_on():
@@ -144,6 +140,8 @@ def _design_counts(study: Mapping[str, Any], comparisons: Sequence[Mapping[str, 
 
 def _comparison_values(comparison: Mapping[str, Any]) -> list[float | None]:
     """What a study sentence states, by its verdict (a fault-size study: each size's effect and spread)."""
+    if comparison["ci95"] is None:  # one run of each: the difference alone
+        return [comparison["diff"]]
     if comparison["verdict"] == "equivalent":
         return [comparison["margin"], comparison["diff"], *comparison["ci90"]]
     if comparison["verdict"] in ("better", "worse"):
@@ -181,18 +179,18 @@ def test_the_short_answer_states_the_primary_comparison_in_points(studies):
         if line is None:  # fault-size: no pooled verdict
             assert study["config"]["design"] == "fault-size"
             continue
-        # the plain sentence: the difference, and what the design could detect when it cannot tell; the intervals
-        # are in the stored sentence it links to
-        values = [abs(primary["diff"]) if primary["verdict"] in ("better", "worse") else primary["diff"]]
-        values += [primary["mde80"]] if primary["verdict"] == "inconclusive" else []
+        # the plain lead states at most the margin and the ceiling; the numbers are the stored sentence's, checked
+        # above, which follows it byte for byte
+        lead, sentence = line.words.split(". ", 1)
+        assert sentence == primary["sentence"]
         ceiling = min(answer.mean_accuracy(study, model) for model in (primary["a"], primary["b"]))
-        check_points(line.words, values, allowed=[primary["margin"], math.floor(10 * ceiling) / 10])
+        check_points(lead, [], allowed=[primary["margin"], math.floor(10 * ceiling) / 10])
 
 
 def test_the_short_answer_legend_and_glossary_name_the_margin_the_studies_use(studies):
     margins = {study["config"]["margin"] for study in studies.values()}
     assert len(margins) == 1
-    check_points(answer.VERDICT_MEANINGS["equivalent"], margins)
+    check_points(words.VERDICT_MEANINGS["equivalent"], margins)
     check_points(answer.GLOSSARY["equivalence margin"], margins)
     check_points(answer.GLOSSARY["points"], [], allowed=[95, 93, 2])  # the worked example: 95 % - 93 % = 2 points
 
@@ -250,7 +248,7 @@ def lab_with_results():
 def test_the_quick_comparison_caption_states_the_margin_the_results_store(lab_with_results):
     results = fixture_results("pipeline_every_evaluation.json")
     (caption,) = [text for text in _shown(lab_with_results) if text.startswith("Each model against A, by the study")]
-    check_points(caption, [pair["margin"] for pair in results["paired"].values()])
+    check_points(caption, [comparison["margin"] for comparison in results["comparisons"]])
     assert results["verdict"] in _shown(lab_with_results)
 
 

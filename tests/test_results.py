@@ -9,18 +9,18 @@ import pytest
 
 from core.lab.evaluations import cross_load, d_model_sweep, noise, windowing_comparison
 from core.lab.experiment.results import (
-    PAIRED_KEYS,
     RUN_KEYS,
     SCHEMA_VERSION,
     TOP_KEYS,
     build_results,
     load_results,
-    migrate_results,
     save_results,
     validate_results,
 )
 from core.lab.report import summary_table
-from core.lab.stats.summary import mean_sd, paired_differences
+from core.lab.stats.summary import mean_sd
+from core.lab.study.comparisons import COMPARISON_KEYS
+from core.lab.study.migration import migrate
 
 CLASSES = ["normal", "IR007"]
 PREVIOUS = Path(__file__).resolve().parent / "data" / "previous"  # files written by earlier schema versions
@@ -67,45 +67,58 @@ def test_mean_sd_uses_ddof_1():
     assert mean_sd([0.5]) == {"mean": 0.5, "sd": None, "n": 1}
 
 
-ONE_SPLIT = "3 seeds on one split, 100 test windows; the test windows are fixed, so only training noise is counted"
+ONE_SPLIT = (
+    "3 seeds on one split, 100 test windows; the test windows are fixed, so only training noise is counted; "
+    "training seeds only"
+)
+
+
+def b_against_a(results: dict) -> dict:
+    (comparison,) = [c for c in results["comparisons"] if (c["a"], c["b"]) == ("A", "B")]
+    return comparison
 
 
 def test_better_when_the_95_interval_is_above_zero_and_the_90_interval_leaves_the_margin():
     results = build_results({"epochs": 3}, CLASSES, runs_with_differences([0.02, 0.03, 0.04]))
-    pair = results["paired"]["B"]  # in points: differences of 2, 3 and 4 points
-    assert pair["diff_mean"] == pytest.approx(3.0)
-    assert pair["diff_sd"] == pytest.approx(1.0)
+    pair = b_against_a(results)  # in points: differences of 2, 3 and 4 points, sd 1
+    assert pair["diff"] == pytest.approx(3.0)
     half_width = T_975_2DF * 1.0 / math.sqrt(3)  # 2.484 points
     assert pair["ci95"] == pytest.approx([3.0 - half_width, 3.0 + half_width])
     assert pair["ci90"] == pytest.approx(
         [3.0 - 2.919985580 * 1.0 / math.sqrt(3), 3.0 + 2.919985580 * 1.0 / math.sqrt(3)]
     )
-    assert (pair["n"], pair["metric"], pair["margin"], pair["verdict"]) == (3, "accuracy", 2.0, "better")
-    expected = f"B is better than A by 3.0 points (95 % CI +0.5 to +5.5; {ONE_SPLIT})."
+    assert (pair["metric"], pair["margin"], pair["verdict"], pair["primary"]) == ("accuracy", 2.0, "better", True)
+    expected = (
+        "B (embedding + sinusoidal encoding) vs A (raw patches, no encoding): B is better, possibly by less than the "
+        f"2-point margin, +3.0 points (95 % CI +0.5 to +5.5; B makes 0.6x A's errors; {ONE_SPLIT})."
+    )  # A errs on 8 % of the windows, B on 5 %
     assert pair["sentence"] == expected and expected in results["verdict"]
 
 
 def test_worse_when_the_95_interval_is_below_zero():
     results = build_results({}, CLASSES, runs_with_differences([-0.02, -0.03, -0.04]))
-    assert results["paired"]["B"]["verdict"] == "worse"
-    assert "B is worse than A by 3.0 points (95 % CI -5.5 to -0.5" in results["verdict"]
+    assert b_against_a(results)["verdict"] == "worse"
+    assert (
+        "B is worse, possibly by less than the 2-point margin, -3.0 points (95 % CI -5.5 to -0.5;"
+        in (results["verdict"])
+    )
 
 
 def test_equivalent_when_the_90_interval_lies_inside_the_margin():
     # differences 0.1, 0.2, 0.3 points: mean 0.2, sd 0.1, 90 % half-width 2.92 * 0.1 / sqrt(3) = 0.17 points
     results = build_results({}, CLASSES, runs_with_differences([0.001, 0.002, 0.003]))
-    assert results["paired"]["B"]["verdict"] == "equivalent"
-    assert "B and A are equivalent within ±2 points: +0.2 (90 % CI +0.0 to +0.4;" in results["verdict"]
+    assert b_against_a(results)["verdict"] == "equivalent"
+    assert ": equivalent within ±2 points, +0.2 (90 % CI +0.0 to +0.4;" in results["verdict"]
 
 
 def test_inconclusive_when_neither_rule_applies_and_it_says_what_could_be_detected():
     # mean 1 point, sd 2.646: the 95 % interval holds 0 and the 90 % interval reaches past the margin
     results = build_results({}, CLASSES, runs_with_differences([-0.01, 0.0, 0.04]))
-    pair = results["paired"]["B"]
+    pair = b_against_a(results)
     assert pair["verdict"] == "inconclusive" and "within the spread" not in results["verdict"]
     mde = (T_975_2DF + 1.0606601717798212) * 2.6457513110645907 / math.sqrt(3)  # t(0.8, 2 df) = 1.0607
     assert pair["mde80"] == pytest.approx(mde)  # points
-    assert f"this study could only detect differences of {mde:.1f} points or more ({ONE_SPLIT})." in results["verdict"]
+    assert f"; this study could only detect differences of {mde:.1f} points or more; " in results["verdict"]
 
 
 def test_verdict_states_the_test_set_size():
@@ -115,23 +128,37 @@ def test_verdict_states_the_test_set_size():
 
 def test_a_single_seed_gives_no_interval_and_says_so():
     results = build_results({}, CLASSES, [make_run("A", 0, 0.9), make_run("B", 0, 0.95)])
-    assert results["paired"]["B"]["ci95"] is None
-    assert results["paired"]["B"]["diff_sd"] is None
+    assert b_against_a(results)["ci95"] is None and b_against_a(results)["mde80"] is None
     assert results["summary"]["A"]["accuracy"]["sd"] is None
     assert "one run of each gives no interval" in results["verdict"] and "better" not in results["verdict"]
 
 
-def test_pairs_only_seeds_both_models_ran():
+def test_compares_only_the_seeds_every_model_finished():
     runs = [make_run("A", s, 0.9) for s in (0, 1, 2)] + [make_run("B", s, 0.8) for s in (1, 2, 3)]
-    paired = paired_differences(runs)
-    assert paired["B"]["n"] == 2
-    assert paired["B"]["diff_mean"] == pytest.approx(-10.0)  # points
+    pair = b_against_a(build_results({}, CLASSES, runs))
+    assert pair["diff"] == pytest.approx(-10.0)  # points, on seeds 1 and 2
+    assert "2 seeds on one split" in pair["sentence"]
 
 
-def test_without_model_a_there_is_nothing_to_pair():
+def test_without_a_pair_of_models_there_is_nothing_to_compare():
     results = build_results({}, CLASSES, [make_run("B", 0, 0.9), make_run("B", 1, 0.8)])
-    assert results["paired"] == {}
+    assert results["comparisons"] == []
     assert "model A was not run" in results["verdict"]
+
+
+def test_b_is_compared_with_b_nope_first_then_each_pair_a_study_makes_and_the_rest_against_a():
+    scores = {"A": 0.90, "B-noPE": 0.91, "B": 0.95, "B-learned": 0.93, "CNN": 0.92}
+    runs = [make_run(model, seed, score + 0.01 * seed) for model, score in scores.items() for seed in (0, 1, 2)]
+    results = build_results({}, CLASSES, runs)
+    pairs = [(c["b"], c["a"], c["primary"], c["adjusted"]) for c in results["comparisons"]]
+    assert pairs == [
+        ("B", "B-noPE", True, None),
+        ("B", "A", False, "bonferroni"),
+        ("B-noPE", "A", False, "bonferroni"),
+        ("B-learned", "B", False, "bonferroni"),
+        ("CNN", "A", False, "bonferroni"),
+    ]
+    assert results["verdict"].startswith(results["comparisons"][0]["sentence"])
 
 
 def test_paired_comparison_can_use_f1():
@@ -139,9 +166,9 @@ def test_paired_comparison_can_use_f1():
     for run in runs:
         if run["model"] == "B":
             run["f1"] = run["f1"] - 0.1
-    pair = build_results({}, CLASSES, runs, metric="f1")["paired"]["B"]
-    assert pair["metric"] == "f1"
-    assert pair["diff_mean"] == pytest.approx(-7.0)  # points
+    pair = b_against_a(build_results({}, CLASSES, runs, metric="f1"))
+    assert pair["metric"] == "f1" and " in f1 (" in pair["sentence"]
+    assert pair["diff"] == pytest.approx(-7.0)  # points
 
 
 def test_results_have_exactly_the_contract_keys():
@@ -151,8 +178,7 @@ def test_results_have_exactly_the_contract_keys():
     assert set(results["summary"]) == {"A", "B"}
     assert set(results["summary"]["B"]) == {"accuracy", "precision", "recall", "f1"}
     assert set(results["summary"]["B"]["f1"]) == {"mean", "sd", "n"}
-    assert tuple(results["paired"]["B"]) == PAIRED_KEYS
-    assert "A" not in results["paired"]
+    assert tuple(b_against_a(results)) == COMPARISON_KEYS
     json.dumps(results, allow_nan=False)
 
 
@@ -173,7 +199,9 @@ def test_repeated_model_and_seed_is_refused():
         (lambda r: r["runs"][0]["history"][0].pop("val_loss"), r"history\[0\] keys"),
         (lambda r: r["summary"].pop("B"), "summary models"),
         (lambda r: r["summary"]["A"]["f1"].pop("sd"), r"summary\['A'\]\['f1'\] keys"),
-        (lambda r: r["paired"]["B"].update(ci95=[0.1]), "ci95"),
+        (lambda r: r["comparisons"][0].update(ci95=[0.1]), "ci95"),
+        (lambda r: r["comparisons"][0].update(b="CNN"), "comparisons name models that did not run"),
+        (lambda r: r.update(kind="study"), "schema_version 5, but this PE Lab reads"),
         (lambda r: r.update(class_names="normal"), "class_names"),
         (lambda r: r.update(verdict=""), "verdict"),
     ],
@@ -212,7 +240,7 @@ def with_blocks() -> dict:
         "noise": noise.noise_block(runs, ["A", "B"], [0]),
         "cross_load": cross_load.cross_load_block({0: runs}, ["A", "B"], [1], CLASSES, ["OR007"], {1: 50}),
         "windowing_comparison": windowing_comparison.windowing_comparison_block(
-            {"time": runs, "random": runs}, ["A", "B"]
+            {"time": runs, "random": runs}, ["A", "B"], [0, 1, 2]
         ),
         "d_model_sweep": d_model_sweep.d_model_sweep_block({16: [dict(r, n_parameters=99) for r in runs]}, ["B"]),
     }
@@ -259,14 +287,14 @@ def test_unknown_evaluation_blocks_are_refused():
 
 def test_results_carry_the_schema_version_and_other_versions_are_refused_by_name():
     results = build_results({}, CLASSES, runs_with_differences([0.01, 0.02, 0.03]))
-    assert results["schema_version"] == SCHEMA_VERSION == 4
+    assert (results["schema_version"], results["kind"]) == (SCHEMA_VERSION, "results") and SCHEMA_VERSION == 5
     older = dict(results, schema_version=0)
     with pytest.raises(
-        ValueError, match=r"schema_version 0, but this PE Lab reads schema_version 4 \(and 3, migrated\)"
+        ValueError, match=r"schema_version 0, but this PE Lab reads schema_version 5 \(and 3, 4, migrated\)"
     ):
         validate_results(older)
     unversioned = {key: value for key, value in results.items() if key != "schema_version"}
-    with pytest.raises(ValueError, match=r"has no schema_version .* reads schema_version 4"):
+    with pytest.raises(ValueError, match=r"has no schema_version .* reads schema_version 5"):
         validate_results(unversioned)
     with pytest.raises(ValueError, match="top level must be an object"):
         validate_results([results])
@@ -293,37 +321,51 @@ def stored_version_3() -> dict:
     return json.loads((PREVIOUS / "results_schema3.json").read_text(encoding="utf-8"))
 
 
-def test_a_version_3_file_migrates_to_a_valid_version_4_in_points_with_the_new_names(tmp_path):
+def test_a_version_3_file_migrates_to_a_valid_current_file_with_the_new_names_and_its_comparisons(tmp_path):
     old = stored_version_3()
     assert old["schema_version"] == 3 and old["paired"]["B"]["margin"] == 0.02
-    new = migrate_results(old)
+    new = migrate(old)
     validate_results(new)
-    assert new["schema_version"] == 4 and old["schema_version"] == 3  # the old document is left alone
-    pair, old_pair = new["paired"]["B"], old["paired"]["B"]
-    assert pair["margin"] == 2.0 and pair["diff_mean"] == pytest.approx(100 * old_pair["diff_mean"])
-    assert pair["ci95"] == pytest.approx([100 * v for v in old_pair["ci95"]])
-    assert pair["mde80"] == pytest.approx(100 * old_pair["mde80"]) and pair["p"] == old_pair["p"]
-    assert pair["sentence"] == old_pair["sentence"] and pair["verdict"] == old_pair["verdict"] == "inconclusive"
+    assert (new["schema_version"], new["kind"]) == (5, "results") and old["schema_version"] == 3  # old left alone
+    (comparison,) = new["comparisons"]  # A and B ran: B against A, computed again from the stored runs
+    old_pair = old["paired"]["B"]
+    assert (comparison["a"], comparison["b"], comparison["margin"]) == ("A", "B", 2.0) and "paired" not in new
+    assert comparison["diff"] == pytest.approx(100 * old_pair["diff_mean"])
+    assert comparison["ci95"] == pytest.approx([100 * v for v in old_pair["ci95"]])
+    assert comparison["mde80"] == pytest.approx(100 * old_pair["mde80"])
+    assert comparison["p"] == pytest.approx(old_pair["p"])
+    assert comparison["verdict"] == old_pair["verdict"] == "inconclusive"
+    assert new["verdict"].startswith(comparison["sentence"])
     data, model = new["config"]["data"], new["config"]["train"]["model"]
     assert data["windowing"] == old["config"]["data"]["split_mode"] == "time" and "split_mode" not in data
     assert (model["heads"], model["layers"]) == (2, 1) and "n_heads" not in model
     assert new["config"]["evaluations"]["compare_windowings"] is True
-    assert list(new)[8] == "windowing_comparison" and "split_comparison" not in new
+    assert list(new)[9] == "windowing_comparison" and "split_comparison" not in new
     block = new["windowing_comparison"]
     assert block["windowings"] == old["split_comparison"]["modes"] == ["time", "random"]
     old_leak = old["split_comparison"]["leak"]["A"]
     assert block["leak"]["A"]["ci90"] == pytest.approx([100 * v for v in old_leak["ci90"]])
+    assert block["leak"]["A"]["diff"] == pytest.approx(100 * old_leak["diff_mean"])
     assert new["runs"] == old["runs"] and new["summary"] == old["summary"]
     path = tmp_path / "old.json"
     path.write_text(json.dumps(old), encoding="utf-8")
     assert load_results(path) == new  # the reader migrates before it validates
 
 
+def test_a_version_4_file_gets_the_comparisons_a_fresh_build_of_its_runs_gets():
+    old = migrate(stored_version_3())
+    version_4 = {key: value for key, value in old.items() if key not in ("kind", "comparisons", "schema_version")}
+    version_4 = {"schema_version": 4, **version_4, "paired": {"B": {"margin": 2.0}}}
+    fresh = build_results(old["config"], old["class_names"], old["runs"], old["config"]["metric"])
+    assert migrate(version_4)["comparisons"] == fresh["comparisons"]
+    assert migrate(version_4)["verdict"] == fresh["verdict"]
+
+
 def test_a_current_file_is_not_migrated_and_a_version_2_file_is_refused_by_its_version():
     current = build_results({}, CLASSES, runs_with_differences([0.01, 0.02, 0.03]))
-    assert migrate_results(current) is current
+    assert migrate(current) is current
     version_2 = dict(stored_version_3(), schema_version=2)
-    assert migrate_results(version_2) is version_2
+    assert migrate(version_2) is version_2
     with pytest.raises(ValueError, match=r"^invalid results JSON: schema_version 2, but this PE Lab reads"):
-        validate_results(migrate_results(version_2))
-    assert migrate_results([1, 2]) == [1, 2]  # not ours: left for the validator to refuse
+        validate_results(migrate(version_2))
+    assert migrate([1, 2]) == [1, 2]  # not ours: left for the validator to refuse

@@ -87,7 +87,7 @@ def test_at_least_90_percent_of_a_shipped_studys_runs_converged_under_its_stated
 
 def test_the_time_cv_study_carries_the_pe_scale_sweep():
     study = shipped("study_cwru_0hp_time-cv.json.gz")
-    assert study["config"]["pe_scale_sweep"] == [0.1, 0.3]
+    assert study["config"]["sweep"] == {"field": "pe_scale", "values": [0.1, 0.3]}  # pe_scale_sweep in v4
     assert {(run["model"], run["pe_scale"]) for run in study["sweep_runs"]} == {
         (model, scale) for model in ("A+PE", "B") for scale in (0.1, 0.3)
     }

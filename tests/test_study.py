@@ -12,11 +12,12 @@ import pytest
 from core.lab.runs import RunFinished
 from core.lab.study import StudyPlan, compare, read_study, run_study, save_study, validate_study
 from core.lab.study.cli import main
-from core.lab.study.contract import migrate_study
 from core.lab.study.folds import fault_location, make_folds
+from core.lab.study.migration import migrate
 from core.lab.vibration import DataError, Recording, synthetic_bearing_set
 from tests.study_helpers import WINDOW, three_recordings, tiny_study_plan
 
+ROOT = Path(__file__).resolve().parents[1]
 VERSION_2 = Path(__file__).resolve().parent / "data" / "previous" / "study_schema2.json"  # written by version 2
 
 
@@ -103,7 +104,7 @@ def test_a_tiny_study_stores_per_window_predictions_and_its_comparison(recording
     study = run_study(tiny_plan(recordings))
     validate_study(study)
     assert len(study["runs"]) == 2 * 2 * 3 and study["config"]["design"] == "time-cv" and "split" not in study["config"]
-    assert study["schema_version"] == 4 and study["config"]["train"]["model"]["heads"] == 2
+    assert study["schema_version"] == 5 and study["config"]["train"]["model"]["heads"] == 2
     fold_sizes = {fold["fold"]: fold["n_test"] for fold in study["folds"]}
     for run in study["runs"]:
         assert len(run["predictions"]["p_true"]) == fold_sizes[run["fold"]]
@@ -240,9 +241,9 @@ def test_a_saved_study_is_compared_again_from_its_stored_runs(recordings, tmp_pa
 def test_a_version_2_study_migrates_to_a_valid_current_version_with_the_same_numbers(tmp_path, capsys):
     old = json.loads(VERSION_2.read_text(encoding="utf-8"))
     assert old["schema_version"] == 2 and old["config"]["split"] == "time-cv"
-    new = migrate_study(old)
+    new = migrate(old)
     validate_study(new)
-    assert new["schema_version"] == 4 and old["schema_version"] == 2  # the old document is left alone
+    assert new["schema_version"] == 5 and old["schema_version"] == 2  # the old document is left alone
     config, old_config = new["config"], old["config"]
     assert config["design"] == "time-cv" and "split" not in config and list(config)[0] == "design"
     assert (config["train"]["model"]["heads"], config["train"]["model"]["layers"]) == (2, 1)
@@ -262,10 +263,21 @@ def test_a_version_2_study_migrates_to_a_valid_current_version_with_the_same_num
 
 def test_a_current_study_is_not_migrated_and_a_version_1_study_is_refused_by_its_version():
     old = json.loads(VERSION_2.read_text(encoding="utf-8"))
-    current = migrate_study(old)
-    assert migrate_study(current) is current
+    current = migrate(old)
+    assert migrate(current) is current
     version_1 = dict(old, schema_version=1)
-    assert migrate_study(version_1) is version_1
+    assert migrate(version_1) is version_1
     with pytest.raises(ValueError, match=r"^invalid study JSON: schema_version 1, but this PE Lab reads study"):
         read_study(json.dumps(version_1))
-    assert migrate_study({"schema_version": 2}) == {"schema_version": 2}  # no kind "study": not migrated
+    assert migrate({"schema_version": 2}) == {"schema_version": 2}  # no kind "study": not migrated
+
+
+def test_a_version_4_study_migrates_its_pe_scale_sweep_to_the_sweep_of_one_field_and_keeps_the_rest():
+    shipped = json.loads(gzip.decompress((ROOT / "results" / "study_cwru_0hp_time-cv.json.gz").read_bytes()))
+    assert shipped["schema_version"] == 5 and shipped["config"]["sweep"] == {"field": "pe_scale", "values": [0.1, 0.3]}
+    config = {("pe_scale_sweep" if key == "sweep" else key): value for key, value in shipped["config"].items()}
+    version_4 = {**shipped, "schema_version": 4, "config": {**config, "pe_scale_sweep": [0.1, 0.3]}}
+    new = migrate(version_4)
+    assert new == shipped and list(new["config"]) == list(shipped["config"])  # the key keeps its place
+    assert version_4["schema_version"] == 4 and "sweep" not in version_4["config"]  # the old document is left alone
+    validate_study(new)

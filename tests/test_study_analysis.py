@@ -8,20 +8,19 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from core.lab.stats import words
 from core.lab.stats.intervals import (
-    MODEL_ROLES,
+    Components as IntervalParts,
+)
+from core.lab.stats.intervals import (
     Interval,
     bonferroni_confidence,
     holm,
     paired_interval,
-    sentence,
     verdict,
-    verdict_words,
-)
-from core.lab.stats.intervals import (
-    Components as IntervalParts,
 )
 from core.lab.stats.simulation import Components, simulate_differences
+from core.lab.stats.words import MODEL_ROLES, verdict_phrase
 
 CWRU_SIZED = Components()  # accuracy near 98 %, a run moving about 2 points with its seed
 ROOM_TO_IMPROVE = Components(accuracy=0.90, window_b=0.15, fold=0.05, run=0.1)  # A at 90 %: +5 points can exist
@@ -75,18 +74,26 @@ def test_holm_by_hand():
     assert holm([0.5, 0.9]) == pytest.approx([1.0, 1.0])
 
 
+def sentence(a, b, interval, word, population, error_ratio=None):
+    """The sentence words.verdict_sentence writes for the comparison `interval` gives, as compare() stores it."""
+    stored = {"a": a, "b": b, "metric": "accuracy", "diff": interval.diff, "ci95": interval.ci(0.95)}
+    stored.update(ci90=interval.ci(0.90), margin=2.0, mde80=interval.mde80, verdict=word, error_rate_ratio=error_ratio)
+    design = words.Design(population, interval.seeds, interval.folds, interval.repeats, interval.method)
+    return words.verdict_sentence(stored, design)
+
+
 def test_sentences_name_the_design_and_the_population():
     inconclusive = paired_interval(np.array([[5.0, -4.0], [-6.0, 7.0], [2.0, -3.0]]))
-    text = sentence("A", "B", "accuracy", inconclusive, 2.0, "inconclusive", "930 test windows of these ten recordings")
-    assert text.startswith("Inconclusive: B - A ")
-    assert f"could only detect differences of {inconclusive.mde80:.1f} points or more" in text
-    assert text.endswith("(2 seeds × 3 folds, 930 test windows of these ten recordings).")
-    small = paired_interval(np.array([[1.0, 1.1], [0.9, 1.0], [1.1, 0.9]]))
-    assert "B is better than A by a small but clear 1.0 points" in sentence(
-        "A", "B", "accuracy", small, 2.0, "better", "x"
+    text = sentence("A", "B", inconclusive, "inconclusive", "930 test windows of these ten recordings")
+    assert text.startswith("B (embedding + sinusoidal encoding) vs A (raw patches, no encoding): inconclusive, ")
+    assert f"this study could only detect differences of {inconclusive.mde80:.1f} points or more" in text
+    assert text.endswith(
+        "; 2 seeds × 3 folds, 930 test windows of these ten recordings; fold means taken as independent)."
     )
     one_split = paired_interval(np.array([[1.0, 2.0, 3.0]]))
-    assert "only training noise is counted" in sentence("A", "B", "accuracy", one_split, 2.0, "inconclusive", "x")
+    assert "3 seeds on one split, x; the test windows are fixed, so only training noise is counted" in sentence(
+        "A", "B", one_split, "inconclusive", "x"
+    )
 
 
 def hand_made(diff: float, se: float) -> Interval:
@@ -95,7 +102,7 @@ def hand_made(diff: float, se: float) -> Interval:
 
 
 @pytest.mark.parametrize(
-    ("diff", "se", "value", "words"),
+    ("diff", "se", "value", "said"),
     [
         (0.5, 0.5, "equivalent", "equivalent"),  # 90 % CI -0.32 to +1.32, inside ±2
         (5.0, 1.0, "better", "better by more than the margin"),  # 95 % CI +3.04 to +6.96, all above +2
@@ -105,29 +112,28 @@ def hand_made(diff: float, se: float) -> Interval:
         (1.0, 2.0, "inconclusive", "inconclusive"),  # 95 % CI -2.92 to +4.92 holds 0; 90 % CI leaves ±2
     ],
 )
-def test_each_verdict_rule_of_the_issue_on_a_hand_made_interval(diff, se, value, words):
+def test_each_verdict_rule_of_the_issue_on_a_hand_made_interval(diff, se, value, said):
     interval = hand_made(diff, se)
-    assert verdict(interval, 2.0) == value and verdict_words(interval, 2.0) == words
+    assert verdict(interval, 2.0) == value and verdict_phrase(value, interval.ci(0.95), 2.0) == said
 
 
 def test_lower_is_better_keeps_the_margin_nuance():
-    assert verdict_words(hand_made(-5.0, 1.0), 2.0, lower_is_better=True) == "better by more than the margin"
-    assert verdict_words(hand_made(2.5, 1.0), 2.0, lower_is_better=True) == "worse, possibly by less than the margin"
+    lower = [hand_made(-5.0, 1.0), hand_made(2.5, 1.0)]  # a loss falls by 5 (better) or rises by 2.5 (worse)
+    words_of = [verdict_phrase(verdict(i, 2.0, lower_is_better=True), i.ci(0.95), 2.0) for i in lower]
+    assert words_of == ["better by more than the margin", "worse, possibly by less than the margin"]
 
 
 def test_the_study_sentence_names_the_models_the_error_ratio_and_the_interval():
     interval = hand_made(-2.5, 1.0)
-    text = sentence(
-        "B-noPE", "B", "accuracy", interval, 2.0, "worse", "1,090 test windows", roles=MODEL_ROLES, error_ratio=1.94
-    )
+    text = sentence("B-noPE", "B", interval, "worse", "1,090 test windows", error_ratio=1.94)
     assert text == (
         "B (embedding + sinusoidal encoding) vs B-noPE (embedding, no encoding): B is worse, possibly by less than "
         "the 2-point margin, -2.5 points (95 % CI -4.5 to -0.5; B makes 1.9x B-noPE's errors; 3 seeds × 5 folds, "
         "1,090 test windows; corrected resampled t, 3 x 5 folds)."
     )
-    beyond = sentence("A", "B", "accuracy", hand_made(5.0, 1.0), 2.0, "better", "x", roles=MODEL_ROLES)
+    beyond = sentence("A", "B", hand_made(5.0, 1.0), "better", "x")
     assert "B is better by more than the 2-point margin, +5.0 points (95 % CI +3.0 to +7.0;" in beyond
-    unsure = sentence("A", "CNN", "accuracy", hand_made(1.0, 2.0), 2.0, "inconclusive", "x", roles=MODEL_ROLES)
+    unsure = sentence("A", "CNN", hand_made(1.0, 2.0), "inconclusive", "x")
     mde = (stats.norm.ppf(0.975) + stats.norm.ppf(0.8)) * 2.0  # 5.6 points at 10,000 df
     assert unsure.startswith("CNN (1-D CNN baseline) vs A (raw patches, no encoding): inconclusive, +1.0 points")
     assert f"this study could only detect differences of {mde:.1f} points or more" in unsure
@@ -190,7 +196,7 @@ def test_power_at_the_reported_detectable_difference_is_about_80_percent():
 
 
 def test_an_error_ratio_that_would_print_as_zero_says_what_it_is():
-    from core.lab.stats.intervals import error_words
+    from core.lab.stats.words import error_words
 
     assert error_words("B-noPE", "B", 0.0) == "B makes no errors"
     assert error_words("A", "A+PE", 0.004) == "A+PE makes under 0.05x A's errors"

@@ -32,7 +32,10 @@ def test_the_sweep_retrains_each_encoded_model_at_each_factor_on_every_cell_at_i
     validate_study(study)
     sweep = study["sweep_runs"]
     assert len(sweep) == 2 * 2 * 3 and {run["pe_scale"] for run in sweep} == {0.3}
-    assert {run["model"] for run in sweep} == {"A+PE", "B"} and study["config"]["pe_scale_sweep"] == [0.3]
+    assert {run["model"] for run in sweep} == {"A+PE", "B"} and study["config"]["sweep"] == {
+        "field": "pe_scale",
+        "values": [0.3],
+    }
     rates = study["config"]["tuned_learning_rates"]
     assert all(run["learning_rate"] == rates["0"][str(run["fold"])][run["model"]] for run in sweep)
     main = {(r["model"], r["fold"], r["seed"]): r for r in study["runs"]}

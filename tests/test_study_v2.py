@@ -20,8 +20,8 @@ from core.lab.study import StudyPlan, run_study, validate_study
 from core.lab.study.cli import build_parser
 from core.lab.study.command import study_command
 from core.lab.study.comparisons import compare, compare_all, decomposition
-from core.lab.study.contract import migrate_study
 from core.lab.study.folds import make_folds
+from core.lab.study.migration import migrate
 from core.lab.study.runner import reanalyse
 from core.lab.training import TrainConfig
 from core.lab.vibration import synthetic_bearing_set
@@ -188,9 +188,9 @@ def version_3_study() -> dict:
 
 def test_a_version_3_study_migrates_with_repeat_zero_its_rates_and_b_vs_a_as_primary():
     old = version_3_study()
-    new = migrate_study(old)
+    new = migrate(old)
     validate_study(new)
-    assert new["schema_version"] == 4 and old["schema_version"] == 3 and "repeat" not in old["runs"][0]
+    assert new["schema_version"] == 5 and old["schema_version"] == 3 and "repeat" not in old["runs"][0]
     assert new["config"]["repeats"] == 1 and all(f["repeat"] == 0 for f in new["folds"])
     default = old["config"]["train"]["learning_rate"]
     expected = {(0, "A"): 0.01, (0, "B"): 0.001, (1, "A"): 0.001, (1, "B"): 0.001}
@@ -215,7 +215,7 @@ def test_a_version_3_study_migrates_with_repeat_zero_its_rates_and_b_vs_a_as_pri
     ],
 )
 def test_a_version_4_field_of_the_wrong_type_is_refused_by_name(damage, message):
-    study = migrate_study(version_3_study())
+    study = migrate(version_3_study())
     damage(study)
     with pytest.raises(ValueError, match=message):
         validate_study(study)

@@ -15,7 +15,7 @@ import pytest
 
 from core.lab.experiment.cli import main as experiment_main
 from core.lab.experiment.results import build_results
-from core.lab.stats import intervals
+from core.lab.stats import words
 from core.lab.stats.intervals import bounded, paired_interval
 from core.lab.stats.power import (
     EXPERIMENT_ADVICE,
@@ -76,12 +76,20 @@ def test_an_interval_of_accuracy_stops_at_100_points_and_its_sentence_says_so():
     clipped = bounded(wild, "accuracy")
     assert clipped.ci(0.95) == [-100.0, 100.0] and clipped.ci(0.90) == [-100.0, 100.0]
     assert clipped.mde80 == 100.0 and clipped.clipped and clipped.p == wild.p
-    words = intervals.sentence("A", "B", "accuracy", clipped, 2.0, "inconclusive", "6 test windows")
-    assert "(95 % CI -100.0 to +100.0)" in words and "differences of 100.0 points or more" in words
-    assert words.endswith(f"; {CLIPPED}).")
+    said = clipped_sentence(clipped, "6 test windows")
+    assert "(95 % CI -100.0 to +100.0; " in said and "differences of 100.0 points or more; " in said
+    assert f"; {CLIPPED}; 2 seeds on one split, 6 test windows; " in said
     assert bounded(wild, "log_loss").ci(0.95) == wild.ci(0.95)  # log loss has no bound
     calm = bounded(paired_interval(np.array([[1.0, 2.0, 3.0]])), "accuracy")
-    assert not calm.clipped and CLIPPED not in intervals.sentence("A", "B", "accuracy", calm, 2.0, "x", "p")
+    assert not calm.clipped and CLIPPED not in clipped_sentence(calm, "p")
+
+
+def clipped_sentence(interval, population: str) -> str:
+    """The sentence of an inconclusive B - A of `interval`, stored as a comparison stores it."""
+    stored = {"a": "A", "b": "B", "metric": "accuracy", "diff": interval.diff, "ci95": interval.ci(0.95)}
+    stored.update(ci90=interval.ci(0.90), margin=2.0, mde80=interval.mde80, verdict="inconclusive")
+    design = words.Design(population, interval.seeds, clipped=interval.clipped, bound=interval.bound)
+    return words.verdict_sentence(stored, design)
 
 
 def wild_results() -> dict:
@@ -93,9 +101,9 @@ def wild_results() -> dict:
 
 
 def test_the_results_json_holds_intervals_within_100_points_and_says_so():
-    pair = wild_results()["paired"]["B"]
+    (pair,) = wild_results()["comparisons"]
     assert pair["ci95"] == [-100.0, 100.0] and pair["ci90"] == [-100.0, 100.0] and pair["mde80"] == 100.0
-    assert pair["sentence"].endswith(f"; {CLIPPED}).")
+    assert f"; {CLIPPED}; " in pair["sentence"]
 
 
 def test_the_study_json_holds_intervals_within_100_points_and_says_so():
@@ -114,7 +122,7 @@ def test_the_page_shows_the_clipped_interval_and_says_so():
     at.session_state[keys.RESULTS_KEY] = wild_results()
     at.run()
     shown = [as_read(info.value) for info in at.info]
-    assert any(CLIPPED in text and "(95 % CI -100.0 to +100.0)" in text for text in shown), shown
+    assert any(CLIPPED in text and "(95 % CI -100.0 to +100.0;" in text for text in shown), shown
 
 
 # --- before training: the CLIs and the page -------------------------------------------------------------------

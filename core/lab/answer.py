@@ -1,6 +1,6 @@
-"""The Fault lab's short answer: one plain sentence per rig from its shipped study's primary verdict, its colour,
-and whether the positive control passed the protocol's criteria (results/study_protocol.md), all generated from the
-studies' stored comparisons, so the words cannot drift from the numbers.
+"""The Fault lab's short answer: per rig, its shipped study's primary verdict as the study stores its sentence, led
+by a few plain words from the same values (core.lab.stats.words), its colour, and whether the positive control
+passed the protocol's criteria (results/study_protocol.md), so the words cannot drift from the numbers.
 
 Every number here is read from a study JSON (core.lab.study.contract); nothing is recomputed from runs except
 the positive control's checks, which the protocol states in terms of mean accuracies and the order test.
@@ -17,23 +17,23 @@ import numpy as np
 import pandas as pd
 
 from core.lab.models import MODEL_NAMES, TRANSFORMER_VARIANTS
-from core.lab.stats.intervals import MODEL_ROLES, bonferroni_confidence
+from core.lab.stats.intervals import bonferroni_confidence
+from core.lab.stats.words import (
+    BETTER,
+    CANNOT_TELL,
+    DETECTABLE,
+    EQUIVALENT,
+    MODEL_ROLES,
+    WORSE,
+    amount,
+    answer_lead,
+    percent,
+)
 from core.lab.study.comparisons import primary_comparison
 
 # the verdict words, in the order the legend lists them, and the colour each is shown in (Streamlit's named
 # colours; the same four everywhere on the page)
-VERDICT_COLOURS: Mapping[str, str] = {
-    "better": "green",
-    "equivalent": "blue",
-    "inconclusive": "gray",
-    "worse": "red",
-}
-VERDICT_MEANINGS: Mapping[str, str] = {
-    "better": "the 95 % interval lies above zero",
-    "equivalent": "the 90 % interval lies inside the ±2-point margin",
-    "inconclusive": "neither: the data cannot tell, and the sentence says how big a difference they could have seen",
-    "worse": "the 95 % interval lies below zero",
-}
+VERDICT_COLOURS: Mapping[str, str] = {BETTER: "green", EQUIVALENT: "blue", CANNOT_TELL: "gray", WORSE: "red"}
 # the words the verdict sentences and the comparisons tables use, each as the code computes it (the tables' role
 # "secondary, Bonferroni" and their column "p (Holm)" name the two corrections; tests/test_answer.py checks that
 # every method the tables and sentences name is here)
@@ -50,13 +50,10 @@ GLOSSARY: Mapping[str, str] = {
     "equivalence margin": (
         "±2 points: a difference smaller than this is taken not to matter here (results/study_protocol.md says why)"
     ),
-    "detectable difference": (
-        "the smallest true difference the design would have found with 80 % probability; an inconclusive verdict "
-        "says how big a difference the study could have seen"
-    ),
+    "detectable difference": DETECTABLE,
     "Bonferroni": (
         'the correction of the secondary comparisons\' intervals ("secondary, Bonferroni" in a table): each of m '
-        f"intervals is drawn at 1 − 5 %/m confidence ({100 * bonferroni_confidence(0.95, 3):.1f} % for three) "
+        f"intervals is drawn at 1 − 5 %/m confidence ({percent(bonferroni_confidence(0.95, 3))} % for three) "
         "instead of 95 %, so that all hold together at 95 %; their verdicts read these wider intervals"
     ),
     "Holm": (
@@ -72,39 +69,12 @@ CONTROL_CHANCE_BAND = 5.0  # points: B-noPE within this of chance
 
 @dataclass(frozen=True)
 class AnswerLine:
-    """One study's short answer: where it was asked, its verdict word, and one plain sentence with the numbers."""
+    """One study's short answer: where it was asked, its verdict word, and its words: a plain lead, then the
+    primary comparison's stored sentence."""
 
     where: str
     verdict: str
     words: str
-
-
-def plain_sentence(comparison: Mapping[str, Any], where: str = "", ceiling: float | None = None) -> str:
-    """The primary comparison in one plain sentence, from its stored values: `where` it was asked ("On real
-    bearings (CWRU)"), who did better and by how much against the margin, or that the lab could not tell them
-    apart and what it could have seen; `ceiling` (both models' lowest mean accuracy, when both are at the
-    ceiling) adds that the task was too easy to show anything."""
-    a, b, diff, margin = comparison["a"], comparison["b"], float(comparison["diff"]), float(comparison["margin"])
-    word, ci95 = comparison["verdict"], comparison["ci95"]
-    lead = f"{where}, " if where else ""
-    if word == "equivalent":
-        said = f"{lead}{b} and {a} scored the same within the ±{margin:g}-point margin ({b} − {a} {diff:+.1f} points)"
-    elif word in ("better", "worse") and ci95 is not None:
-        beyond = (ci95[0] > margin) if word == "better" else (ci95[1] < -margin)
-        how = "more than" if beyond else "possibly less than"
-        verb = "beat" if word == "better" else "did worse than"
-        said = f"{lead}{b} {verb} {a} by {abs(diff):.1f} points, {how} the {margin:g}-point margin"
-    else:
-        detectable = comparison.get("mde80")
-        could = (
-            ""
-            if detectable is None
-            else (f", and this study could only have detected a difference of about {detectable:.1f} points or more")
-        )
-        said = f"{lead}the lab could not tell {b} from {a}: {b} − {a} came out at {diff:+.1f} points{could}"
-    if ceiling is not None:
-        said += f", but both scored {ceiling:.1f} % or more: the task is too easy there to show what the encoding does"
-    return f"{said[:1].upper()}{said[1:]}."
 
 
 def answer_line(where: str, study: Mapping[str, Any]) -> AnswerLine | None:
@@ -117,7 +87,7 @@ def answer_line(where: str, study: Mapping[str, Any]) -> AnswerLine | None:
     ceiling = None
     if all(score is not None and score >= CEILING for score in scores):
         ceiling = math.floor(10 * min(scores)) / 10  # 99.95 reads 99.9, never a 100.0 that was not reached
-    return AnswerLine(where, primary["verdict"], plain_sentence(primary, where, ceiling))
+    return AnswerLine(where, primary["verdict"], f"{answer_lead(primary, where, ceiling)} {primary['sentence']}")
 
 
 def mean_accuracy(study: Mapping[str, Any], model: str) -> float | None:
@@ -137,12 +107,13 @@ def control_check(study: Mapping[str, Any]) -> tuple[bool, str]:
     drop = (study.get("order_summary") or {}).get("B", {}).get("shuffled_drop", {}).get("mean")
     checks = [
         (
-            primary["verdict"] == "better" and primary["diff"] >= CONTROL_MIN_GAIN,
-            f"B beats B-noPE by {primary['diff']:.1f} points (at least {CONTROL_MIN_GAIN:g} needed)",
+            primary["verdict"] == BETTER and primary["diff"] >= CONTROL_MIN_GAIN,
+            f"B beats B-noPE by {amount(primary['diff'])} points (at least {CONTROL_MIN_GAIN:g} needed)",
         ),
         (
             abs(no_pe - chance) <= CONTROL_CHANCE_BAND,
-            f"B-noPE scores {no_pe:.1f} %, chance is {chance:.1f} % (within {CONTROL_CHANCE_BAND:g} points needed)",
+            f"B-noPE scores {amount(no_pe)} %, chance is {amount(chance)} % "
+            f"(within {CONTROL_CHANCE_BAND:g} points needed)",
         ),
         (drop is not None and drop > CONTROL_CHANCE_BAND, _drop_words(drop)),
     ]
@@ -152,7 +123,7 @@ def control_check(study: Mapping[str, Any]) -> tuple[bool, str]:
 def _drop_words(drop: float | None) -> str:
     if drop is None:
         return "no order test was stored for B"
-    return f"shuffling B's tokens costs it {drop:.1f} points"
+    return f"shuffling B's tokens costs it {amount(drop)} points"
 
 
 def model_table() -> pd.DataFrame:

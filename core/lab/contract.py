@@ -24,11 +24,12 @@ import numpy as np
 
 from core.limits import MAX_JSON_DEPTH, MAX_REOPENED_BYTES, MAX_REOPENED_TEXT_CHARS, BudgetExceeded
 
+# 5: both kinds at one version; a results file has kind "results" and `comparisons` (compare(), as a study's) in
+# place of `paired`; a study's config.sweep (was pe_scale_sweep). Older files: core.lab.study.migration
+SCHEMA_VERSION = 5
 METRICS = ("accuracy", "precision", "recall", "f1")  # what every run records, fractions in 0..1
 BLOCK_METRICS = ("accuracy", "f1")  # what the evaluation blocks record per cell
 CELL_KEYS = ("mean", "sd", "n", "values")
-PAIRED_KEYS = ("metric", "diff_mean", "diff_sd", "n", "ci95", "ci90", "margin", "mde80", "p", "verdict", "sentence")
-VERDICTS = ("equivalent", "better", "worse", "inconclusive")
 # what every run of a results JSON records (core.lab.experiment.results documents each)
 RUN_KEYS = (
     "model",
@@ -111,20 +112,6 @@ def check_int_list(where: str, values: Any, minimum: int = 0) -> None:
         isinstance(values, list) and values and all(is_int(v) and v >= minimum for v in values),
         f"{where} must be a non-empty list of integers >= {minimum}",
     )
-
-
-def check_pair(where: str, pair: Any) -> None:
-    """A paired difference as core.lab.stats.summary.paired_differences writes it (points, p, verdict, sentence)."""
-    check_keys(where, pair, PAIRED_KEYS)
-    require(pair["metric"] in METRICS, f"{where}.metric must be one of {METRICS}")
-    require(is_int(pair["n"]) and pair["n"] >= 0, f"{where}.n must be a non-negative integer")
-    for key in ("diff_mean", "diff_sd", "mde80", "p"):
-        check_optional_number(f"{where}.{key}", pair[key])
-    require(is_number(pair["margin"]) and pair["margin"] > 0, f"{where}.margin must be a positive number of points")
-    for key in ("ci95", "ci90"):
-        check_interval(f"{where}.{key}", pair[key])
-    require(pair["verdict"] is None or pair["verdict"] in VERDICTS, f"{where}.verdict must be one of {VERDICTS}")
-    require(isinstance(pair["sentence"], str) and pair["sentence"], f"{where}.sentence must be a sentence")
 
 
 def check_cell(where: str, cell: Any) -> None:

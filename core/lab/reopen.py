@@ -20,10 +20,11 @@ import numpy as np
 from core.lab import evaluations, report
 from core.lab.contract import is_int, is_text, read_json, require
 from core.lab.data_spec import DataSpec
-from core.lab.experiment.results import migrate_results, validate_results
+from core.lab.experiment.results import validate_results
 from core.lab.models import MODEL_NAMES, STUDY_MODEL_NAMES
 from core.lab.probes.tables import order_table
-from core.lab.study.contract import migrate_study, validate_study
+from core.lab.study.contract import validate_study
+from core.lab.study.migration import MIGRATED, migrate
 from core.lab.training import TrainConfig
 from core.limits import (
     MAX_CLASSES,
@@ -52,7 +53,7 @@ def open_saved(raw: bytes) -> tuple[str, dict[str, Any]]:
     try:
         content = read_json(raw)
         kind = saved_kind(content)
-        content = (migrate_study if kind == "study" else migrate_results)(content)
+        content = migrate(content)
         (check_study if kind == "study" else check_results)(content)
     except ValueError as error:
         raise _one_line(error) from None
@@ -62,13 +63,16 @@ def open_saved(raw: bytes) -> tuple[str, dict[str, Any]]:
 
 
 def saved_kind(content: Any) -> str:
-    """ "study" for an object of kind "study", "results" for an object with a schema_version and no kind."""
+    """ "study" or "results" for an object of that kind; "results" for an object with a schema_version and no
+    kind (a results file before version 5)."""
     if isinstance(content, dict):
         if content.get("kind") == "study":
             return "study"
+        if content.get("kind") == "results" and content.get("schema_version") not in MIGRATED["results"]:
+            return "results"  # results files had no kind before version 5
         if "kind" not in content and "schema_version" in content:
             return "results"
-    raise ValueError(f"{NOT_OURS} (a results file has a schema_version, a study file the kind 'study')")
+    raise ValueError(f"{NOT_OURS} (such a file has the kind 'results' or 'study', or an older schema_version)")
 
 
 def check_results(results: dict[str, Any]) -> None:

@@ -1,7 +1,5 @@
-"""Every table and formatted number that the CLI and the Fault lab both show, and the verdict's wording.
-
-One formatter for "mean ± sd" in percent (`percent_mean_sd`), one for an interval in points (`ci_points`):
-the page, the CLI's printout, the downloads and the verdict inside the results JSON all read alike.
+"""The experiment's tables that the CLI and the Fault lab both show, and the paragraph of its verdict; every
+number in them is printed by core.lab.stats.words, so the page, the CLI's printout and the downloads read alike.
 """
 
 from __future__ import annotations
@@ -12,7 +10,8 @@ from typing import Any
 import pandas as pd
 
 from core.lab.contract import METRICS, RUN_KEYS
-from core.lab.stats.summary import DEFAULT_MARGIN, PRIMARY_PAIR, REFERENCE_MODEL, primary_pair
+from core.lab.stats.summary import PRIMARY_PAIR, REFERENCE_MODEL
+from core.lab.stats.words import amount, percent_cell, points, with_interval
 
 RUN_COLUMNS = tuple(key for key in RUN_KEYS if key not in ("per_class_f1", "confusion_matrix", "history"))
 
@@ -35,44 +34,10 @@ def format_list(values: Sequence[float]) -> str:
     return ",".join(format_number(v) for v in values)
 
 
-def points(value: float) -> str:
-    """A difference in percentage points, signed, to one decimal: 0.63 -> "+0.6"."""
-    return f"{value:+.1f}"
-
-
-def percent_mean_sd(mean: float, sd: float | None) -> str:
-    """ "92.1 ± 2.1" (fractions shown in %); "92.1 ± -" when one seed leaves no spread to measure."""
-    return f"{100 * mean:.1f} ± {'-' if sd is None else f'{100 * sd:.1f}'}"
-
-
-def percent_cell(cell: Mapping[str, Any]) -> str:
-    """A {"mean", "sd", ...} cell of a results table as `percent_mean_sd`."""
-    return percent_mean_sd(cell["mean"], cell["sd"])
-
-
-def ci_points(ci: Sequence[float]) -> str:
-    """An interval of differences in points: "-34.7 to +35.9"."""
-    low, high = ci
-    return f"{points(low)} to {points(high)}"
-
-
-def difference_with_ci(pair: Mapping[str, Any]) -> str:
-    """A paired difference (in points) and its interval: "+1.7 (-5.4 to +8.7)", or "+1.7" without an interval."""
-    interval = "" if pair["ci95"] is None else f" ({ci_points(pair['ci95'])})"
-    return f"{points(pair['diff_mean'])}{interval}"
-
-
-def verdict(
-    paired: Mapping[str, Mapping[str, Any]],
-    n_test: int | None,
-    models: Sequence[str] = (),
-    primary: Mapping[str, Any] | None = None,
-) -> str:
-    """The paragraph a reader takes away: B against B-noPE first when both ran (`primary`,
-    core.lab.stats.summary.primary_pair), then each model against A by the study's rule
-    (core.lab.stats.intervals) on one split, and what one test window is worth."""
-    sentences = [] if primary is None else [primary["sentence"]]
-    sentences += [pair["sentence"] for pair in paired.values()]
+def verdict(comparisons: Sequence[Mapping[str, Any]], n_test: int | None, models: Sequence[str] = ()) -> str:
+    """The paragraph a reader takes away: every comparison's sentence (the primary, B against B-noPE when both
+    ran, first; core.lab.study.comparisons), then what one test window is worth."""
+    sentences = [comparison["sentence"] for comparison in comparisons]
     if not sentences:
         missing = REFERENCE_MODEL not in models
         sentences.append(
@@ -80,51 +45,49 @@ def verdict(
         )
     if n_test:
         sentences.append(
-            f"The test set has {plural(n_test, 'window')}, so one window is {100 / n_test:.2f} points of accuracy."
+            f"The test set has {plural(n_test, 'window')}, so one window is {amount(100 / n_test, 2)} points "
+            "of accuracy."
         )
     return " ".join(sentences)
 
 
 def summary_table(results: Mapping[str, Any]) -> pd.DataFrame:
-    """One row per model, as numbers: mean and sd of each metric (fractions), seeds, the word against A."""
+    """One row per model, as numbers: mean and sd of each metric (fractions), seeds, the verdict against A."""
+    against = _by_pair(results)
     rows = []
     for model, by_metric in results["summary"].items():
         row: dict[str, Any] = {"model": model, "seeds": by_metric["accuracy"]["n"]}
         for metric in METRICS:
             row[f"{metric}_mean"] = by_metric[metric]["mean"]
             row[f"{metric}_sd"] = by_metric[metric]["sd"]
-        pair = results["paired"].get(model)
-        row["vs_A"] = pair["verdict"] if pair else None
+        comparison = against.get((REFERENCE_MODEL, model))
+        row["vs_A"] = comparison["verdict"] if comparison else None
         rows.append(row)
     return pd.DataFrame(rows)
 
 
+def _by_pair(results: Mapping[str, Any]) -> dict[tuple[str, str], Mapping[str, Any]]:
+    return {(comparison["a"], comparison["b"]): comparison for comparison in results["comparisons"]}
+
+
 def results_table(results: Mapping[str, Any]) -> pd.DataFrame:
-    """The results table as shown and downloaded: per model, each metric as mean ± sd in % over its seeds, B's
-    paired difference with B-noPE when both ran, and each model's with A when A ran, in points with its 95 %
-    interval."""
-    metric = results["config"].get("metric", "accuracy")
-    primary = primary_pair(results["runs"], metric, _margin(results))
+    """The results table as shown and downloaded: per model, each metric as mean ± sd in % over its seeds, then
+    for each model its comparisons (core.lab.study.comparisons: B against B-noPE when both ran, each model against
+    A), in points with the 95 % interval, and the verdict; "-" where a model is not compared with that one."""
+    against = _by_pair(results)
+    references = list(dict.fromkeys(a for a, _ in against))  # the primary's reference first
     rows = []
     for model, by_metric in results["summary"].items():
         row = {"model": model, "seeds": by_metric["accuracy"]["n"]}
         for metric_name in METRICS:
             row[f"{metric_name} %"] = percent_cell(by_metric[metric_name])
-        if primary is not None:
-            pair = primary if model == PRIMARY_PAIR[1] else None
-            row[f"vs {PRIMARY_PAIR[0]} (95 % CI, points)"] = difference_with_ci(pair) if pair and pair["n"] else "-"
-            row[f"vs {PRIMARY_PAIR[0]}"] = (pair["verdict"] or "-") if pair else "-"
-        if REFERENCE_MODEL in results["summary"]:
-            pair = results["paired"].get(model)
-            row["vs A (95 % CI, points)"] = difference_with_ci(pair) if pair and pair["n"] else "-"
-            row["vs A"] = (pair["verdict"] or "-") if pair else "-"
+        for reference in references:
+            comparison = against.get((reference, model))
+            shown = with_interval(comparison["diff"], comparison["ci95"]) if comparison else "-"
+            row[f"vs {reference} (95 % CI, points)"] = shown
+            row[f"vs {reference}"] = comparison["verdict"] if comparison else "-"
         rows.append(row)
     return pd.DataFrame(rows)
-
-
-def _margin(results: Mapping[str, Any]) -> float:
-    """The equivalence margin the results were judged with (points, as stored), or the default."""
-    return float(next(iter(results["paired"].values()), {}).get("margin", DEFAULT_MARGIN))
 
 
 def interim_table(
@@ -151,7 +114,7 @@ def interim_table(
 
 
 def _interim_cell(value: float | None) -> str:
-    return "…" if value is None else f"{value:.1f}"
+    return "…" if value is None else amount(value)
 
 
 def runs_table(results: Mapping[str, Any]) -> pd.DataFrame:

@@ -2,8 +2,11 @@
 
     python tests/data/make_fixtures.py            # (re)write tests/data/pipeline_*.json
     python tests/data/make_fixtures.py --check    # run the plans and compare with the stored files
-    python tests/data/make_fixtures.py --check --migrated   # the same, the stored files first migrated to the
-                                                            # current schema (core.lab.experiment.results)
+    python tests/data/make_fixtures.py --check --migrated   # the same, for stored files of results schema 3:
+                                                            # the values migrated to points compare to 1e-12
+
+--check reads each stored file through the one migration (core.lab.study.migration.migrate): the fixtures stay at
+results schema 4, so that a version-4 file is seen to open, and its comparisons are made again from its runs.
 
 Each plan is a `python -m core.experiment` argument list on the built-in synthetic set (CPU, one torch
 thread, fixed seeds), so the fixtures pin what the CLI and the Fault lab produce, not how the code is laid
@@ -152,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--migrated",
         action="store_true",
-        help="with --check: migrate the stored JSON to the current schema first (renamed keys, points)",
+        help="with --check: the stored JSON is of results schema 3 (fractions migrated to points compare to 1e-12)",
     )
     args = parser.parse_args(argv)
     failed = 0
@@ -160,12 +163,10 @@ def main(argv: list[str] | None = None) -> int:
         results = run_plan_argv([*PLANS[name], *args.extra.split()])
         path = fixture_path(name)
         if args.check:
-            stored = json.loads(path.read_text(encoding="utf-8"))["results"]
-            rescaled: frozenset[str] = frozenset()
-            if args.migrated:
-                from core.lab.experiment.results import POINTS_KEYS, migrate_results
+            from core.lab.study.migration import POINTS_KEYS, migrate
 
-                stored, rescaled = migrate_results(stored), frozenset(POINTS_KEYS)
+            stored = migrate(json.loads(path.read_text(encoding="utf-8"))["results"])
+            rescaled = frozenset(POINTS_KEYS) if args.migrated else frozenset()
             difference = first_difference(
                 without_timing(stored), without_timing(results), allow_new=args.allow_new_keys, rescaled=rescaled
             )

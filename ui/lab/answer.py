@@ -13,9 +13,10 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from core.lab.answer import GLOSSARY, VERDICT_COLOURS, VERDICT_MEANINGS, answer_line, control_check, model_table
+from core.lab.answer import GLOSSARY, VERDICT_COLOURS, answer_line, control_check, model_table
 from core.lab.figures.study import order_map
 from core.lab.shipped import ANSWER_TOPICS, SHIPPED_STUDIES, STUDY_HEADINGS, read_map
+from core.lab.stats.words import VERDICT_MEANINGS
 from core.lab.study.map import POINT_KEYS
 from core.safe_text import markdown_literal
 from ui.common import show_figure

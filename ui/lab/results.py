@@ -19,6 +19,7 @@ from core.lab.experiment.cli import command_line
 from core.lab.figures import fault_lab as figures
 from core.lab.reopen import sentence_markdown
 from core.lab.stats.summary import DEFAULT_MARGIN, PRIMARY_PAIR, REFERENCE_MODEL
+from core.lab.stats.words import rule_caption
 from core.lab.tables import confusion_frame, mean_per_class_f1, summed_confusion
 from core.safe_text import markdown_literal
 from ui.common import data_section, show_figure, show_table
@@ -99,13 +100,8 @@ def _summary(results: Mapping[str, Any]) -> None:
         st.warning("These numbers come from the leaky random windowing.")
     show_table(report.results_table(results), "results_table")
     st.info(sentence_markdown(results["verdict"]))
-    margin = next(iter(results["paired"].values()), {}).get("margin", DEFAULT_MARGIN)  # points, as the JSON stores it
-    st.caption(
-        f"{_judged(results)}, by the study's rule: equivalent when the 90 % CI of the difference lies within "
-        f"±{margin:g} points, better or worse when the 95 % CI excludes 0, otherwise inconclusive. One split's "
-        f"test windows are fixed, so this interval counts training noise only; a study (python -m core.study) "
-        f"cross-validates in time and counts both."
-    )
+    margin = next(iter(results["comparisons"]), {}).get("margin", DEFAULT_MARGIN)  # points, as the JSON stores it
+    st.caption(rule_caption(_judged(results), margin))
 
 
 def _judged(results: Mapping[str, Any]) -> str:

@@ -17,7 +17,8 @@ from core.lab.names import DESIGNS
 from core.lab.reopen import open_saved, sentence_markdown
 from core.lab.report import plural
 from core.lab.shipped import SHIPPED_STUDIES, STUDY_HEADINGS, read_shipped_studies
-from core.lab.stats.power import STUDY_ADVICE, clipped_words, reaches_bound, too_few_windows
+from core.lab.stats import words
+from core.lab.stats.power import STUDY_ADVICE, reaches_bound, too_few_windows
 from core.lab.study import comparisons_table
 from core.lab.study.command import study_command
 from core.lab.study.comparisons import primary_comparison
@@ -151,7 +152,7 @@ def show_study(study: dict[str, Any], verdict_shown: bool = False) -> None:
     left_out = leave_one_out_table(study)
     if len(left_out):
         rows = (primary or {}).get("leave_one_fold_out") or []
-        cut = f" (95 % CIs {clipped_words()})" if any(reaches_bound(row["ci95"]) for row in rows) else ""
+        cut = f" (95 % CIs {words.clipped_words()})" if any(reaches_bound(row["ci95"]) for row in rows) else ""
         st.markdown(f"**The primary with one (repeat, fold) left out**: how much one fold moves the answer{cut}")
         show_table(left_out, "study_leave_one_out")
     if effects := sweep_effects(study, config["metric"]):
@@ -171,7 +172,7 @@ def _sweep_frame(effects: list[dict[str, Any]]) -> pd.DataFrame:
                 "model": f"{row['model']} − {row['partner']}",
                 "pe_scale": row["pe_scale"],
                 "difference": round(row["diff"], 2),
-                "95 % CI": "-" if row["ci95"] is None else f"{row['ci95'][0]:+.1f} to {row['ci95'][1]:+.1f}",
+                "95 % CI": words.interval(row["ci95"]),
             }
             for row in effects
         ]

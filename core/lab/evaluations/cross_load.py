@@ -22,8 +22,9 @@ from core.lab.contract import (
     run_models,
 )
 from core.lab.evaluations.base import MAIN, Evaluation, RunsByStage, Setting
-from core.lab.report import percent_cell, plural
+from core.lab.report import plural
 from core.lab.stats.summary import cell
+from core.lab.stats.words import percent_cell
 from core.lab.vibration.loads import common_classes, loads_of
 from core.lab.vibration.types import DataError, Recording
 from core.lab.vibration.windows import WindowSet

@@ -16,8 +16,8 @@ import pandas as pd
 from core.lab.contract import BLOCK_METRICS, check_cells_by_model, check_int_list, check_keys, require, run_models
 from core.lab.evaluations.base import MAIN, Evaluation, RunsByStage, Setting, sweep_values
 from core.lab.models import embedding_models
-from core.lab.report import percent_cell
 from core.lab.stats.summary import cell
+from core.lab.stats.words import percent_cell
 
 
 def check_d_models(d_models: Sequence[int] | None, heads: int) -> list[int] | None:

@@ -14,8 +14,8 @@ import pandas as pd
 
 from core.lab.contract import BLOCK_METRICS, check_cells_by_model, check_keys, is_number, require, run_models
 from core.lab.evaluations.base import MAIN, Evaluation, RunsByStage, Setting
-from core.lab.report import percent_cell
 from core.lab.stats.summary import cell
+from core.lab.stats.words import percent_cell
 from core.lab.vibration.windows import WindowSet
 
 

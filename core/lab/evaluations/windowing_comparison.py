@@ -13,11 +13,13 @@ from typing import Any
 
 import pandas as pd
 
-from core.lab.contract import BLOCK_METRICS, check_cells_by_model, check_keys, check_pair, require, run_models
+from core.lab.contract import BLOCK_METRICS, check_cells_by_model, check_keys, require, run_models
 from core.lab.evaluations.base import MAIN, Evaluation, RunsByStage, Setting
 from core.lab.names import WINDOWINGS
-from core.lab.report import difference_with_ci, percent_cell
-from core.lab.stats.summary import cell, paired_differences
+from core.lab.stats.summary import cell
+from core.lab.stats.words import percent_cell, with_interval
+from core.lab.study.checks import check_comparison
+from core.lab.study.comparisons import leak_comparisons
 
 
 def other_windowing(windowing: str) -> str:
@@ -28,23 +30,13 @@ def other_windowing(windowing: str) -> str:
 
 
 def windowing_comparison_block(
-    runs_by_windowing: Mapping[str, Sequence[Mapping[str, Any]]], models: Sequence[str]
+    runs_by_windowing: Mapping[str, Sequence[Mapping[str, Any]]], models: Sequence[str], seeds: Sequence[int]
 ) -> dict[str, Any]:
     """The `windowing_comparison` block: each model under both windowings (the experiment's own first), and
-    the leak = random minus time accuracy in points, paired by seed (a seed starts both runs from the same
-    weights)."""
+    the leak = random minus time accuracy in points, a one-fold comparison paired by seed (a seed starts both
+    runs from the same weights; core.lab.study.comparisons.leak_comparisons)."""
     windowings = list(runs_by_windowing)
-    leak = {}
-    for model in models:
-        # the two windowings' runs as two "models", so the paired machinery applies
-        pairs = [
-            dict(run, model=windowing)
-            for windowing in WINDOWINGS
-            for run in runs_by_windowing[windowing]
-            if run["model"] == model
-        ]
-        leak[model] = paired_differences(pairs, "accuracy", reference="time")["random"]
-    return {
+    block = {
         "windowings": windowings,
         **{
             metric: {
@@ -56,14 +48,15 @@ def windowing_comparison_block(
             }
             for metric in BLOCK_METRICS
         },
-        "leak": leak,
     }
+    return {**block, "leak": leak_comparisons(block, seeds)}
 
 
 def windowing_table(block: Mapping[str, Any]) -> pd.DataFrame:
     """Rows: models; columns: accuracy under each windowing and the leak in points (with its 95 % interval)."""
     rows = {
-        model: [percent_cell(c) for c in cells] + [difference_with_ci(block["leak"][model])]
+        model: [percent_cell(c) for c in cells]
+        + [with_interval(block["leak"][model]["diff"], block["leak"][model]["ci95"])]
         for model, cells in block["accuracy"].items()
     }
     columns = [f"{windowing} windowing" for windowing in block["windowings"]] + ["leak (random - time), points"]
@@ -111,7 +104,7 @@ class WindowingComparison(Evaluation):
         """Both windowings' runs, the experiment's own first, and the leak."""
         other = other_windowing(plan.main_windowing)
         by_windowing = {plan.main_windowing: runs[MAIN], other: runs[self.stage_key(other)]}
-        return windowing_comparison_block(by_windowing, plan.models)
+        return windowing_comparison_block(by_windowing, plan.models, plan.seeds)
 
     @classmethod
     def validate(cls, block, results):
@@ -126,10 +119,10 @@ class WindowingComparison(Evaluation):
         check_cells_by_model("windowing_comparison", block, models, (2,))
         require(
             isinstance(block["leak"], Mapping) and set(block["leak"]) == models,
-            "windowing_comparison.leak must hold one paired difference per model",
+            "windowing_comparison.leak must hold one comparison per model",
         )
-        for model, pair in block["leak"].items():
-            check_pair(f"windowing_comparison.leak[{model!r}]", pair)
+        for model, comparison in block["leak"].items():
+            check_comparison(f"windowing_comparison.leak[{model!r}]", comparison)
 
     @classmethod
     def tables(cls, block):

@@ -52,6 +52,7 @@ from core.lab.names import EXPERIMENT_FLAG_ALIASES, WINDOWINGS, flag_names
 from core.lab.report import format_list, format_number, plural
 from core.lab.runs import Event, RunFinished, StageStarted
 from core.lab.stats.power import EXPERIMENT_ADVICE, too_few_windows
+from core.lab.stats.words import percent
 from core.lab.vibration import DataError
 from core.lab.vibration.windows import DEFAULT_SHARES, WindowSet
 from core.lab.wait import plan_wait_line
@@ -199,8 +200,8 @@ def describe_run(run: Mapping[str, Any]) -> str:
     """One progress line: a finished run's model, seed, stage, scores, epochs, seconds and device."""
     stage = "" if run.get("stage", "main") == "main" else f" [{run['stage']}]"
     return (
-        f"  {run['model']:<10} seed {run['seed']}{stage}: accuracy {100 * run['accuracy']:.1f} %, "
-        f"F1 {100 * run['f1']:.1f} %, {plural(run['epochs'], 'epoch')}, {run['train_seconds']:.1f} s, "
+        f"  {run['model']:<10} seed {run['seed']}{stage}: accuracy {percent(run['accuracy'])} %, "
+        f"F1 {percent(run['f1'])} %, {plural(run['epochs'], 'epoch')}, {run['train_seconds']:.1f} s, "
         f"{run['n_parameters']} parameters, {run['device']}"
     )
 

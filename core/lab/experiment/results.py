@@ -1,10 +1,11 @@
 """The results JSON of a Fault-lab experiment: the contract, how it is built, and how it is checked.
 
 One function writes it (`build_results`) and one checks it (`validate_results`); the CLI, the page's
-downloads and the tests all go through them. A file of the previous version is read through `migrate_results`
-first; an older one is refused by its version. Layout:
+downloads and the tests all go through them. An older file is read through core.lab.study.migration.migrate
+first. An experiment is a study with one fold, and its JSON shares the study's schema_version. Layout:
 
-    schema_version  SCHEMA_VERSION; bumped by every change of this contract
+    schema_version  core.lab.contract.SCHEMA_VERSION, the study JSON's too; bumped by every change of either
+    kind          "results"
     config        every setting of the experiment (dict): models, seeds, metric, device, train (the
                   TrainConfig; train.model.heads and .layers), data (core.lab.data_spec.DataSpec.to_dict() plus
                   how the windows were cut: window, stride, windowing "time" or "random", shares, split_seed),
@@ -15,12 +16,12 @@ first; an older one is refused by its version. Layout:
                   train_seconds, windows_per_second, device, history (per epoch: epoch, train_loss,
                   val_loss, val_accuracy)
     summary       summary[model][metric] = {"mean", "sd", "n"} over seeds, sd with ddof = 1 (None if n < 2)
-    paired        paired[model] = {"metric", "diff_mean", "diff_sd", "n", "ci95", "ci90", "margin", "mde80", "p",
-                  "verdict", "sentence"}: model minus the reference model A on the same seeds, in percentage
-                  points (as the study JSON), with t-intervals on n - 1 degrees of freedom (None if n < 2)
-    verdict       one paragraph (core.lab.report.verdict): B against B-noPE first when both ran (the study's
-                  primary question), then each model against A, by the study's rule on one split (equivalent /
-                  better / worse / inconclusive), and what one test window is worth
+    comparisons   the comparisons a study of these runs would make (core.lab.study.comparisons.compare, on the
+                  experiment as a study with one fold: B against B-noPE primary when both ran, each other pair
+                  Bonferroni-adjusted, each model no pair names against A), each with its sentence; in points,
+                  the interval over seeds (t on n - 1 degrees of freedom; only the seeds every model finished)
+    verdict       one paragraph (core.lab.report.verdict): the comparisons' sentences, the primary first, and
+                  what one test window is worth
     order_summary per model: runs, accuracy and the accuracy drops (points) with the tokens shuffled and
                   reversed (core.lab.probes.order), mean ± sd and a 95 % CI; each run holds its order_test
 
@@ -40,47 +41,39 @@ from core.lab import evaluations
 from core.lab.contract import (
     HISTORY_KEYS,
     METRICS,
-    PAIRED_KEYS,
     RUN_KEYS,
+    SCHEMA_VERSION,
     check_count_matrix,
     check_fractions,
     check_keys,
     check_order_summary,
     check_order_test,
-    check_pair,
     is_int,
     is_number,
     require,
     to_plain,
 )
-from core.lab.names import RESULTS_KEY_RENAMES, rename_keys
 from core.lab.probes.order import order_summary
 from core.lab.report import verdict
-from core.lab.stats.summary import (
-    REFERENCE_MODEL,
-    count_test_windows,
-    mean_sd,
-    paired_differences,
-    primary_pair,
-)
+from core.lab.stats.summary import DEFAULT_MARGIN, count_test_windows, mean_sd
+from core.lab.stats.words import windows_words
+from core.lab.study.checks import check_comparisons
+from core.lab.study.comparisons import one_fold_comparisons
+from core.lab.study.migration import MIGRATED, migrate
 
-# 2: best_epoch, converged, the study's rule; 3: order_test and order_summary; 4: paired differences in points,
-# data.windowing (was split_mode), train.model.heads / layers (were n_heads / n_layers), the windowing comparison
-SCHEMA_VERSION = 4
-MIGRATED_VERSION = 3  # the one older version `migrate_results` reads
-POINTS_KEYS = ("diff_mean", "diff_sd", "ci95", "ci90", "margin", "mde80")  # of a paired difference
-TOP_KEYS = ("schema_version", "config", "class_names", "runs", "summary", "paired", "verdict", "order_summary")
+TOP_KEYS = (
+    "schema_version",
+    "kind",
+    "config",
+    "class_names",
+    "runs",
+    "summary",
+    "comparisons",
+    "verdict",
+    "order_summary",
+)
 SUMMARY_KEYS = ("mean", "sd", "n")
-__all__ = [
-    "METRICS",
-    "PAIRED_KEYS",
-    "RUN_KEYS",
-    "SCHEMA_VERSION",
-    "TOP_KEYS",
-    "build_results",
-    "migrate_results",
-    "validate_results",
-]
+__all__ = ["METRICS", "RUN_KEYS", "SCHEMA_VERSION", "TOP_KEYS", "build_results", "validate_results"]
 
 
 def summarise(runs: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:
@@ -100,6 +93,7 @@ def build_results(
     runs: Sequence[Mapping[str, Any]],
     metric: str = "accuracy",
     evaluations: Mapping[str, Any] | None = None,
+    margin: float = DEFAULT_MARGIN,
 ) -> dict[str, Any]:
     """The results JSON (see the module docstring) from finished runs, plus the optional blocks of the
     evaluations (keys among the registered evaluations); validated before it is returned."""
@@ -110,16 +104,17 @@ def build_results(
     if duplicates:
         raise ValueError(f"each model and seed may appear once in runs; repeated: {duplicates}")
     runs = [{key: to_plain(run[key]) for key in RUN_KEYS} for run in runs]
-    paired = paired_differences(runs, metric)
-    primary = primary_pair(runs, metric)
+    n_test = count_test_windows(runs)
+    comparisons = to_plain(one_fold_comparisons(runs, windows_words(n_test), metric, margin))
     results = {
         "schema_version": SCHEMA_VERSION,
+        "kind": "results",
         "config": to_plain(dict(config)),
         "class_names": [str(name) for name in class_names],
         "runs": runs,
         "summary": summarise(runs),
-        "paired": paired,
-        "verdict": verdict(paired, count_test_windows(runs), [run["model"] for run in runs], primary),
+        "comparisons": comparisons,
+        "verdict": verdict(comparisons, n_test, [run["model"] for run in runs]),
         "order_summary": order_summary(runs),
     }
     unknown = sorted(set(evaluations or {}) - set(_block_keys()))
@@ -134,41 +129,6 @@ def _block_keys() -> tuple[str, ...]:
     return evaluations.block_keys()
 
 
-# --- the previous version --------------------------------------------------------------------------
-
-
-def migrate_results(old: Any) -> Any:
-    """A results JSON of schema_version 3 as version 4 (keys renamed by core.lab.names.RESULTS_KEY_RENAMES, the
-    paired differences from fractions to points); any other content comes back as it is, for the validator
-    to accept (the current version) or refuse."""
-    if not isinstance(old, Mapping) or old.get("schema_version") != MIGRATED_VERSION:
-        return old
-    new = rename_keys(old, RESULTS_KEY_RENAMES)
-    new["schema_version"] = SCHEMA_VERSION
-    for pair in _pairs(new.get("paired")):
-        _to_points(pair)
-    comparison = new.get("windowing_comparison")
-    for pair in _pairs(comparison.get("leak") if isinstance(comparison, Mapping) else None):
-        _to_points(pair)
-    return new
-
-
-def _pairs(by_model: Any) -> list[dict[str, Any]]:
-    return [pair for pair in by_model.values() if isinstance(pair, dict)] if isinstance(by_model, Mapping) else []
-
-
-def _to_points(pair: dict[str, Any]) -> None:
-    for key in POINTS_KEYS:
-        if key in pair:
-            pair[key] = _times_100(pair[key])
-
-
-def _times_100(value: Any) -> Any:
-    if is_number(value):
-        return 100 * value
-    return [_times_100(item) for item in value] if isinstance(value, list) else value
-
-
 # --- validation ------------------------------------------------------------------------------------
 
 
@@ -181,10 +141,11 @@ def check_schema_version(results: Any) -> None:
             f"invalid results JSON: it has no schema_version (it predates versioned results, or is not a PE Lab "
             f"results file); this PE Lab reads schema_version {SCHEMA_VERSION}. Re-run the experiment to get one."
         )
-    if version != SCHEMA_VERSION:
+    if version != SCHEMA_VERSION or results.get("kind") != "results":
+        older = ", ".join(map(str, MIGRATED["results"]))
         raise ValueError(
             f"invalid results JSON: schema_version {version!r}, but this PE Lab reads schema_version "
-            f"{SCHEMA_VERSION} (and {MIGRATED_VERSION}, migrated) only. Re-run the experiment with the command "
+            f"{SCHEMA_VERSION} (and {older}, migrated) only. Re-run the experiment with the command "
             f"recorded in its config."
         )
 
@@ -244,12 +205,9 @@ def validate_results(results: Any) -> None:
                     f"{where}.{key} must be a fraction in 0..1" + (" or null" if key == "sd" else ""),
                 )
 
-    paired = results["paired"]
-    require(isinstance(paired, Mapping), "paired must be an object")
-    for model, pair in paired.items():
-        where = f"paired[{model!r}]"
-        check_pair(where, pair)
-        require(model in run_models and model != REFERENCE_MODEL, f"{where} must name a run model other than A")
+    check_comparisons(results["comparisons"])
+    compared = {model for comparison in results["comparisons"] for model in (comparison["a"], comparison["b"])}
+    require(compared <= run_models, f"comparisons name models that did not run: {sorted(compared - run_models)}")
     require(isinstance(results["verdict"], str) and results["verdict"], "verdict must be a non-empty string")
     check_order_summary("order_summary", results["order_summary"], run_models)
     evaluations.validate_blocks(results)
@@ -264,7 +222,7 @@ def save_results(results: Mapping[str, Any], path: str | Path) -> Path:
 
 
 def load_results(path: str | Path) -> dict[str, Any]:
-    """A results JSON from a file, migrated from the previous version when it is one, and checked."""
-    results = migrate_results(json.loads(Path(path).read_text(encoding="utf-8")))
+    """A results JSON from a file, migrated from an earlier version when it is one, and checked."""
+    results = migrate(json.loads(Path(path).read_text(encoding="utf-8")))
     validate_results(results)
     return results

@@ -7,15 +7,13 @@ from typing import Any
 
 import pandas as pd
 
+from core.lab.stats.words import amount, with_interval
+
 ORDER_MODELS = ("A", "A+PE", "B", "B-learned", "CNN")  # read against a model that cannot use order (A)
 
 
 def order_table(summary: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
     """One row per model: accuracy, and how much it drops (points, 95 % CI) with the tokens shuffled or reversed."""
-
-    def drop(cell: Mapping[str, Any]) -> str:
-        ci = cell["ci95"]
-        return f"{cell['mean']:+.1f}" + ("" if ci is None else f" ({ci[0]:+.1f} to {ci[1]:+.1f})")
 
     ordered = [m for m in ORDER_MODELS if m in summary] + [m for m in summary if m not in ORDER_MODELS]
     return pd.DataFrame(
@@ -23,10 +21,14 @@ def order_table(summary: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
             {
                 "model": model,
                 "runs": summary[model]["runs"],
-                "accuracy %": f"{summary[model]['accuracy']['mean']:.1f}",
-                "drop, shuffled tokens (points)": drop(summary[model]["shuffled_drop"]),
-                "drop, reversed tokens (points)": drop(summary[model]["reversed_drop"]),
+                "accuracy %": amount(summary[model]["accuracy"]["mean"]),
+                "drop, shuffled tokens (points)": _drop(summary[model]["shuffled_drop"]),
+                "drop, reversed tokens (points)": _drop(summary[model]["reversed_drop"]),
             }
             for model in ordered
         ]
     )
+
+
+def _drop(cell: Mapping[str, Any]) -> str:
+    return with_interval(cell["mean"], cell["ci95"])

@@ -30,34 +30,29 @@ components and a known truth.
 Units: every number (diff, CIs, margin, mde80) is in percentage points, 100 x a difference of fractions; for
 log loss, 0.01 nats, and lower is better, so "better" means a negative difference there.
 
-Words: `verdict` gives the value (better / worse / equivalent / inconclusive); `verdict_words` its nuance
-against the margin; `study_sentence` (or `sentence(..., roles=MODEL_ROLES)`) says what each model is, the
-error-rate ratio, the design and which interval was used. `bonferroni_confidence` sizes the intervals of
-secondary comparisons.
+`verdict` gives the value (one of core.lab.stats.words.VERDICTS, the module that words it: the sentence, the
+nuance against the margin); `bonferroni_confidence` sizes the intervals of secondary comparisons. Differences of
+fractions lie within ±100 points (`metric_bound`), so intervals and detectable differences stop there.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
 
-from core.lab.stats.power import clipped_words, metric_bound
+from core.lab.stats.words import BETTER, CANNOT_TELL, EQUIVALENT, WORSE
 
-LOWER_IS_BETTER = ("log_loss",)
-MODEL_ROLES = {  # what each model is, in the few words a verdict sentence names it by (core.lab.models builds them)
-    "A": "raw patches, no encoding",
-    "A+PE": "raw patches + sinusoidal encoding",
-    "B-noPE": "embedding, no encoding",
-    "B": "embedding + sinusoidal encoding",
-    "B-learned": "embedding + learned position table",
-    "B-concat": "embedding, sinusoidal encoding concatenated",
-    "CNN": "1-D CNN baseline",
-}
+ACCURACY_BOUND = 100.0  # points: the largest difference two fractions in [0, 1] can have
+BOUNDED_METRICS = ("accuracy", "balanced_accuracy", "f1", "precision", "recall")  # fractions; log loss is not
+
+
+def metric_bound(metric: str) -> float | None:
+    """The largest |difference| in points a metric allows: ACCURACY_BOUND for fractions, None for log loss."""
+    return ACCURACY_BOUND if metric in BOUNDED_METRICS else None
 
 
 @dataclass(frozen=True)
@@ -86,7 +81,7 @@ class Interval:
     components: Components
     method: str = "fold means taken as independent"  # which interval this is, in words (the sentence names it)
     repeats: int = 1  # repeats of the K-fold partition (core.lab.stats.resampled); folds is K per repeat
-    # the largest |difference| the metric allows (100 points for accuracy; core.lab.stats.power.metric_bound):
+    # the largest |difference| the metric allows (100 points for accuracy; metric_bound):
     # ci and mde80 stop there, and `clipped` says whether they had to; None: unbounded (log loss)
     bound: float | None = None
 
@@ -133,11 +128,6 @@ def bounded(interval: Interval, metric: str) -> Interval:
     return dataclasses.replace(interval, bound=metric_bound(metric))
 
 
-def clip_words(interval: Interval) -> str:
-    """What the sentence adds when the interval or the detectable difference was cut at the bound, else ""."""
-    return clipped_words(interval.bound) if interval.clipped else ""
-
-
 def paired_interval(differences: np.ndarray) -> Interval:
     """The interval of a (folds, seeds) table of paired differences in points (see the module docstring)."""
     d = np.asarray(differences, dtype=np.float64)
@@ -163,38 +153,18 @@ def paired_interval(differences: np.ndarray) -> Interval:
 
 def verdict(interval: Interval, margin: float, lower_is_better: bool = False) -> str:
     """equivalent if the 90 % CI lies inside (-margin, +margin); else better if the 95 % CI lies above 0 (below,
-    when lower is better); else worse if it lies on the other side; else inconclusive."""
+    when lower is better); else worse if it lies on the other side; else neither (CANNOT_TELL: the data cannot tell)."""
     ci90, ci95 = interval.ci(0.90), interval.ci(0.95)
     if ci90 is None:
-        return "inconclusive"
+        return CANNOT_TELL
     if -margin < ci90[0] and ci90[1] < margin:
-        return "equivalent"
+        return EQUIVALENT
     low, high = ci95
     if (low > 0 and not lower_is_better) or (high < 0 and lower_is_better):
-        return "better"
+        return BETTER
     if (high < 0 and not lower_is_better) or (low > 0 and lower_is_better):
-        return "worse"
-    return "inconclusive"
-
-
-def beyond_margin(interval: Interval, margin: float) -> bool:
-    """Whether the 95 % CI lies wholly outside ±margin (a better / worse verdict "by more than the margin");
-    False when it crosses the margin (the difference may be smaller than the margin) or there is no interval."""
-    ci95 = interval.ci(0.95)
-    return ci95 is not None and (ci95[0] > margin or ci95[1] < -margin)
-
-
-def verdict_words(interval: Interval, margin: float, lower_is_better: bool = False) -> str:
-    """The verdict of the issue's rules, in order, in words (the verdict VALUE stays `verdict(...)`):
-    "equivalent" (90 % CI inside ±margin); "better/worse by more than the margin" (95 % CI excludes 0 and lies
-    wholly beyond the margin); "better/worse, possibly by less than the margin" (95 % CI excludes 0 and crosses
-    the margin); else "inconclusive" (the sentence then states the mde80)."""
-    word = verdict(interval, margin, lower_is_better)
-    if word not in ("better", "worse"):
-        return word
-    if beyond_margin(interval, margin):
-        return f"{word} by more than the margin"
-    return f"{word}, possibly by less than the margin"
+        return WORSE
+    return CANNOT_TELL
 
 
 def bonferroni_confidence(level: float, m: int) -> float:
@@ -203,138 +173,6 @@ def bonferroni_confidence(level: float, m: int) -> float:
     if not 0 < level < 1 or m < 1:
         raise ValueError(f"level must lie in (0, 1) and m be at least 1, got level={level}, m={m}")
     return 1 - (1 - level) / m
-
-
-def design_words(interval: Interval, population: str) -> str:
-    """ "6 seeds × 5 folds, 1,126 test windows of these ten recordings" (or one split's caveat)."""
-    seeds = f"{interval.seeds} seed{'s' if interval.seeds != 1 else ''}"
-    if interval.folds == 1 and interval.repeats == 1:
-        return f"{seeds} on one split, {population}; the test windows are fixed, so only training noise is counted"
-    repeats = f" × {interval.repeats} repeats" if interval.repeats > 1 else ""
-    folds = f"{interval.folds} fold{'s' if interval.folds != 1 else ''}"
-    return f"{seeds} × {folds}{repeats}, {population}"
-
-
-def sentence(
-    a: str,
-    b: str,
-    metric: str,
-    interval: Interval,
-    margin: float,
-    word: str,
-    population: str,
-    *,
-    roles: Mapping[str, str] | None = None,
-    error_ratio: float | None = None,
-    room: str | None = None,
-) -> str:
-    """The verdict in words: the design and the population it speaks for, and no more than the data allow.
-    With `roles` (e.g. MODEL_ROLES) or `error_ratio`, the study's sentence (`study_sentence`): what each model
-    is, the nuance of a better / worse verdict against the margin, the error-rate ratio, the room order has
-    (`room`, core.lab.study.order_gap.room_words) and the interval used. Without them, the one-split sentence
-    the experiment's results have always carried."""
-    if roles is not None or error_ratio is not None:
-        return study_sentence(
-            a, b, metric, interval, margin, word, population, roles=roles, error_ratio=error_ratio, room=room
-        )
-    design = "; ".join(filter(None, (design_words(interval, population), clip_words(interval))))
-    what = "" if metric == "accuracy" else f" in {metric.replace('_', ' ')}"
-    unit = "points" if metric not in LOWER_IS_BETTER else "x 0.01 nats"
-    if interval.se is None:
-        return (
-            f"Inconclusive: one run of each gives no interval ({b} - {a}{what} {interval.diff:+.1f} {unit}; {design})."
-        )
-    low95, high95 = interval.ci(0.95)
-    low90, high90 = interval.ci(0.90)
-    if word == "equivalent":
-        return (
-            f"{b} and {a} are equivalent within ±{margin:g} {unit}{what}: {interval.diff:+.1f} "
-            f"(90 % CI {low90:+.1f} to {high90:+.1f}; {design})."
-        )
-    if word in ("better", "worse"):
-        small = abs(interval.diff) < margin
-        size = "a small but clear " if small else ""
-        return (
-            f"{b} is {word} than {a} by {size}{abs(interval.diff):.1f} {unit}{what} "  # the word carries the sign
-            f"(95 % CI {low95:+.1f} to {high95:+.1f}; {design})."
-        )
-    return (
-        f"Inconclusive: {b} - {a}{what} {interval.diff:+.1f} {unit} (95 % CI {low95:+.1f} to {high95:+.1f}); "
-        f"this study could only detect differences of {interval.mde80:.1f} {unit} or more ({design})."
-    )
-
-
-def described(model: str, roles: Mapping[str, str] | None) -> str:
-    """ "B (embedding + sinusoidal encoding)": the model and what it is, or the bare name outside `roles`."""
-    role = (MODEL_ROLES if roles is None else roles).get(model)
-    return f"{model} ({role})" if role else model
-
-
-def _units(metric: str, margin: float) -> tuple[str, str, str]:
-    """(" in f1" or "", the unit, "the 2-point margin") of a metric."""
-    what = "" if metric == "accuracy" else f" in {metric.replace('_', ' ')}"
-    if metric in LOWER_IS_BETTER:
-        return what, "x 0.01 nats", f"the ±{margin:g} x 0.01 nats margin"
-    return what, "points", f"the {margin:g}-point margin"
-
-
-def _finding(b: str, metric: str, interval: Interval, margin: float, word: str) -> tuple[str, list[str]]:
-    """The study sentence's statement, and the first items of its bracket (the interval it rests on)."""
-    what, unit, margin_words = _units(metric, margin)
-    diff = f"{interval.diff:+.1f} {unit}{what}"
-    if interval.se is None:
-        return f"inconclusive, {diff}", ["one run of each gives no interval"]
-    low95, high95 = interval.ci(0.95)
-    ci95 = f"95 % CI {low95:+.1f} to {high95:+.1f}"
-    if word == "equivalent":
-        low90, high90 = interval.ci(0.90)
-        return f"equivalent within ±{margin:g} {unit}{what}, {interval.diff:+.1f}", [
-            f"90 % CI {low90:+.1f} to {high90:+.1f}"
-        ]
-    if word in ("better", "worse"):
-        if beyond_margin(interval, margin):
-            return f"{b} is {word} by more than {margin_words}, {diff}", [ci95]
-        return f"{b} is {word}, possibly by less than {margin_words}, {diff}", [ci95]
-    mde = f"this study could only detect differences of {interval.mde80:.1f} {unit} or more"
-    return f"inconclusive, {diff}", [ci95, mde]
-
-
-def study_sentence(
-    a: str,
-    b: str,
-    metric: str,
-    interval: Interval,
-    margin: float,
-    word: str,
-    population: str,
-    *,
-    roles: Mapping[str, str] | None = None,
-    error_ratio: float | None = None,
-    room: str | None = None,
-) -> str:
-    """The study's verdict sentence: "B (embedding + sinusoidal encoding) vs B-noPE (embedding, no encoding):
-    B is worse, possibly by less than the 2-point margin, -1.2 points (95 % CI -2.3 to -0.1; B makes 1.9x
-    B-noPE's errors; 6 seeds × 5 folds × 3 repeats, <population>; corrected resampled t ...)." `word` is the
-    verdict value; `roles` defaults to MODEL_ROLES; `error_ratio` is (1 - acc_b) / (1 - acc_a) when given;
-    `room`, the clause of the room order has, follows it when given (a study that ran spectrum-LR)."""
-    statement, items = _finding(b, metric, interval, margin, word)
-    items += [clip_words(interval)] if interval.clipped else []
-    if error_ratio is not None:
-        items.append(error_words(a, b, error_ratio))
-    if room is not None:
-        items.append(room)
-    items += [design_words(interval, population), interval.method]
-    return f"{described(b, roles)} vs {described(a, roles)}: {statement} ({'; '.join(items)})."
-
-
-def error_words(a: str, b: str, error_ratio: float) -> str:
-    """How many of a's errors b makes, in words: "B makes 1.9x A's errors"; a ratio that would print as 0.0x
-    says what it is ("B makes no errors", "B makes under 0.05x A's errors")."""
-    if error_ratio == 0:
-        return f"{b} makes no errors"
-    if error_ratio < 0.05:
-        return f"{b} makes under 0.05x {a}'s errors"
-    return f"{b} makes {error_ratio:.1f}x {a}'s errors"
 
 
 def holm(p_values: list[float]) -> list[float]:

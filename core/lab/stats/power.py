@@ -14,7 +14,7 @@ guide to whether an answer is possible, not the interval a finished run reports.
 
 Differences of accuracies (and of balanced accuracy, F1, precision, recall: fractions in [0, 1]) lie within
 ±100 points, so intervals and detectable differences are reported within that bound (ACCURACY_BOUND,
-core.lab.stats.intervals clips to it and the sentences say so).
+core.lab.stats.intervals.metric_bound; the sentences say so).
 """
 
 from __future__ import annotations
@@ -23,11 +23,12 @@ import math
 
 from scipy import stats
 
+from core.lab.stats.intervals import ACCURACY_BOUND
+from core.lab.stats.words import too_few_windows_line
+
 WIDE_POINTS = 20.0  # a detectable difference above this gets one line and a confirmation before training
 ASSUMED_ACCURACY = 0.9
 POWER, ALPHA = 0.8, 0.05
-ACCURACY_BOUND = 100.0  # points: the largest difference two fractions in [0, 1] can have
-BOUNDED_METRICS = ("accuracy", "balanced_accuracy", "f1", "precision", "recall")  # fractions; log loss is not
 
 
 def detectable_difference(
@@ -44,16 +45,6 @@ def detectable_difference(
     return float(100 * z * math.sqrt(2 * accuracy * (1 - accuracy) / n_test))
 
 
-def metric_bound(metric: str) -> float | None:
-    """The largest |difference| in points a metric allows: ACCURACY_BOUND for fractions, None for log loss."""
-    return ACCURACY_BOUND if metric in BOUNDED_METRICS else None
-
-
-def clipped_words(bound: float = ACCURACY_BOUND) -> str:
-    """What a sentence or a table heading adds when an interval or a detectable difference was cut at `bound`."""
-    return f"clipped to ±{bound:g} points, the largest difference there can be"
-
-
 def reaches_bound(ends: list[float] | None, bound: float = ACCURACY_BOUND) -> bool:
     """Whether a stored interval [low, high] was cut at ±bound (an end that lies on it)."""
     return ends is not None and any(abs(end) >= bound for end in ends)
@@ -66,14 +57,7 @@ def too_few_windows(n_test: int, what: str, advice: str) -> str | None:
     if detectable <= WIDE_POINTS:
         return None
     windows = f"{n_test:,} test window{'' if n_test == 1 else 's'}"
-    if detectable >= ACCURACY_BOUND:
-        could = f"could not detect even a difference of {ACCURACY_BOUND:g} points, the largest there can be"
-    else:
-        could = f"could only detect differences of about {detectable:.0f} points or more"
-    return (
-        f"Too few test windows for a clear answer: with {windows}, {what} {could} (80 % power at 90 % accuracy). "
-        f"For a clear answer use {advice}."
-    )
+    return too_few_windows_line(windows, what, detectable, ACCURACY_BOUND, advice)
 
 
 EXPERIMENT_ADVICE = "longer recordings, a smaller window, or a study, which tests every window once"

@@ -47,7 +47,6 @@ import numpy as np
 from scipy import special, stats
 
 from core.lab.stats.intervals import Components, Interval
-from core.lab.stats.resampled import resampled_interval
 
 METHOD = "REML variance components (seeds, folds, retested windows), Satterthwaite df, {repeats} x {folds} folds"
 RATIO_GRID = np.concatenate([[0.0], np.logspace(-4, 4, 321)])  # b / (sigma^2 / S + tau^2), profiled out
@@ -263,16 +262,6 @@ def block_leave_one_out(cells: np.ndarray, overlap: np.ndarray | None = None) ->
             ci95 = [float(fit.diff[0]) - half, float(fit.diff[0]) + half]
         rows.append({"repeat": j // folds, "fold": j % folds, "diff": float(rest.mean()), "ci95": ci95})
     return rows
-
-
-def interval_for_protocol(
-    version: int, cells: np.ndarray, test_train_ratio: float, overlap: np.ndarray | None = None
-) -> Interval:
-    """The interval a study of protocol `version` reports: v2 and earlier the corrected resampled t
-    (core.lab.stats.resampled, unchanged, so stored studies re-analyse to the bit); v3 and later block_interval."""
-    if version >= 3:
-        return block_interval(cells, overlap)
-    return resampled_interval(cells, test_train_ratio)
 
 
 def components_record(interval: Interval) -> dict | None:

@@ -1,7 +1,7 @@
-"""The checks of what version 4 of the study JSON added (core.lab.study.contract calls them): the learning
-rates, the --tune-lr trials, a comparison's new fields and the decomposition; and protocol 3's fields (its
-version, the load roles, a baseline's runs). Each raises ValueError naming the
-first place that breaks the contract. `recount_mismatches` lists the stored scores that do not recount from the
+"""The checks of a comparison (a study's and an experiment's alike) and of what version 4 of the study JSON added
+(core.lab.study.contract calls them): the learning rates, the --tune-lr trials and the decomposition; and
+protocol 3's fields (its version, the load roles, a baseline's runs). Each raises ValueError naming the first
+place that breaks the contract. `recount_mismatches` lists the stored scores that do not recount from the
 per-window predictions (the shipped files' tests require none)."""
 
 from __future__ import annotations
@@ -13,9 +13,11 @@ import numpy as np
 
 from core.lab.contract import check_interval, check_keys, check_optional_number, is_int, is_number, is_text, require
 from core.lab.models import BASELINE_MODELS
+from core.lab.stats.words import VERDICTS
+from core.lab.study.comparisons import COMPARED_METRICS, COMPARISON_KEYS, OPTIONAL_COMPARISON_KEYS
 
 TUNING_KEYS = ("model", "seed", "repeat", "fold", "learning_rate", "val_loss", "best_epoch", "epochs", "converged")
-OPTIONAL_CONFIG_KEYS = ("pe_scale_sweep", "protocol_version", "train_loads", "test_loads")
+OPTIONAL_CONFIG_KEYS = ("sweep", "protocol_version", "train_loads", "test_loads")
 LEAVE_ONE_OUT_KEYS = ("repeat", "fold", "diff", "ci95")
 BY_FOLD_KEYS = ("repeat", "fold", "name", "diff", "sd")
 PART_KEYS = ("a", "b", "diff", "ci95")
@@ -90,8 +92,35 @@ def _check_diff_and_interval(where: str, row: Any) -> None:
     require(ci is None or ci[0] <= row["diff"] <= ci[1], f"{where}.ci95 must be [low, high] around diff")
 
 
-def check_comparison_v4(where: str, comparison: Mapping[str, Any]) -> None:
-    """A comparison's version-4 fields (its keys are checked by the contract already)."""
+def check_comparisons(comparisons: Any) -> None:
+    """The comparisons of a study or an experiment (core.lab.study.comparisons.compare): each checked, and
+    exactly one primary when there is any."""
+    require(isinstance(comparisons, list), "comparisons must be a list")
+    for i, comparison in enumerate(comparisons):
+        check_comparison(f"comparisons[{i}]", comparison)
+    primaries = sum(comparison["primary"] for comparison in comparisons)
+    require(not comparisons or primaries == 1, f"exactly one comparison must be primary, got {primaries}")
+
+
+def check_comparison(where: str, comparison: Any) -> None:
+    """One comparison: its keys, models, metric, verdict, numbers and sentence; then what version 4 added."""
+    check_keys(where, comparison, COMPARISON_KEYS, OPTIONAL_COMPARISON_KEYS)
+    require(is_text(comparison["a"]) and is_text(comparison["b"]), f"{where}.a and .b must be model names")
+    require(comparison["metric"] in COMPARED_METRICS, f"{where}.metric must be one of {COMPARED_METRICS}")
+    require(comparison["verdict"] in VERDICTS, f"{where}.verdict must be one of {VERDICTS}")
+    require(is_number(comparison["diff"]), f"{where}.diff must be a number")
+    require(is_number(comparison["margin"]) and comparison["margin"] > 0, f"{where}.margin must be positive")
+    for key in ("mde80", "p", "p_holm"):
+        check_optional_number(f"{where}.{key}", comparison[key])
+    for key in ("ci95", "ci90"):
+        ci = comparison[key]
+        check_interval(f"{where}.{key}", ci)
+        require(ci is None or ci[0] <= comparison["diff"] <= ci[1], f"{where}.{key} must be [low, high] around diff")
+    require(is_text(comparison["sentence"]), f"{where}.sentence is empty")
+    _check_comparison_v4(where, comparison)
+
+
+def _check_comparison_v4(where: str, comparison: Mapping[str, Any]) -> None:
     require(isinstance(comparison["primary"], bool), f"{where}.primary must be true or false")
     require(comparison["adjusted"] in (None, "bonferroni"), f"{where}.adjusted must be null or 'bonferroni'")
     require(not (comparison["primary"] and comparison["adjusted"]), f"{where}: the primary is never adjusted")

@@ -39,6 +39,7 @@ from core.lab.data_spec import DataSpec
 from core.lab.models import STUDY_MODEL_NAMES
 from core.lab.names import DESIGNS, STUDY_FLAG_ALIASES, flag_names
 from core.lab.runs import Event, RunFinished
+from core.lab.stats import words
 from core.lab.stats.power import STUDY_ADVICE, too_few_windows
 from core.lab.study.comparisons import STUDY_METRICS, comparisons_table
 from core.lab.study.contract import load_study, save_study
@@ -173,11 +174,11 @@ def describe_finished(run: dict) -> str:
     if run["epochs"] == 0:  # a baseline (spectrum-LR): one fit, no epochs
         epochs = f"fitted, C {run['C']:g}" if "C" in run else "fitted"
     if "accuracy" not in run:
-        accuracy = f"validation accuracy {100 * run['val_accuracy']:.1f} %, " if "val_accuracy" in run else ""
+        accuracy = f"validation accuracy {words.percent(run['val_accuracy'])} %, " if "val_accuracy" in run else ""
         return f"{run['model']} seed {run['seed']}: {accuracy}validation loss {run['val_loss']:.4f}, {epochs}"
     return (
-        f"{run['model']} seed {run['seed']}: accuracy {100 * run['accuracy']:.1f} %, balanced "
-        f"{100 * run['balanced_accuracy']:.1f} %, {epochs}, {run['train_seconds']:.1f} s"
+        f"{run['model']} seed {run['seed']}: accuracy {words.percent(run['accuracy'])} %, balanced "
+        f"{words.percent(run['balanced_accuracy'])} %, {epochs}, {run['train_seconds']:.1f} s"
     )
 
 
@@ -232,7 +233,8 @@ def _report(study: dict, out: Path, started: float) -> int:
     for comparison in study["comparisons"]:
         print(comparison["sentence"])
     for row in sweep_effects(study, study["config"]["metric"]):
-        ci = "" if row["ci95"] is None else f" (95 % CI {row['ci95'][0]:+.1f} to {row['ci95'][1]:+.1f})"
-        print(f"pe_scale {row['pe_scale']:g}: {row['model']} - {row['partner']} {row['diff']:+.2f} points{ci}")
+        ci = "" if row["ci95"] is None else f" ({words.ci_words(95, row['ci95'])})"
+        difference = f"{row['model']} - {row['partner']} {words.points(row['diff'], 2)} points"
+        print(f"pe_scale {row['pe_scale']:g}: {difference}{ci}")
     print(f"wall time {time.perf_counter() - started:.0f} s; study written to {out}")
     return 0

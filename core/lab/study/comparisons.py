@@ -31,6 +31,11 @@ windows and tests them at another load) takes the seed as the unit instead, what
 (core.lab.stats.shared_training): the t interval over seeds of each seed's difference pooled over every test
 window (S - 1 df), conditional on these test windows; `diff` is then that pooled mean, each fold weighing its
 test windows, and `by_fold` keeps the per-load differences.
+
+An experiment is a study with one fold (design ONE_FOLD, `one_fold_view`): its windows are cut once, so only
+the seeds vary, and its interval is the t interval over seeds (core.lab.stats.intervals.paired_interval, "training
+seeds only"); `one_fold_comparisons` compares its runs as a study's are compared, and a model that no pair
+names is compared with A.
 """
 
 from __future__ import annotations
@@ -42,24 +47,29 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from core.lab.models import BASELINE_MODELS
+from core.lab.stats import words
 from core.lab.stats.intervals import (
-    LOWER_IS_BETTER,
-    MODEL_ROLES,
     Interval,
     bonferroni_confidence,
     bounded,
     holm,
-    sentence,
+    metric_bound,
+    paired_interval,
     verdict,
 )
-from core.lab.stats.power import metric_bound
 from core.lab.stats.resampled import error_rate_ratio, independent_interval, leave_one_fold_out, resampled_interval
 from core.lab.stats.shared_training import seed_interval, seed_leave_one_out
-from core.lab.stats.variance_components import block_leave_one_out, components_record, interval_for_protocol
-from core.lab.study.order_gap import order_gap, room_words
+from core.lab.stats.summary import PRIMARY_PAIR
+from core.lab.stats.variance_components import block_interval, block_leave_one_out, components_record
+from core.lab.study.order_gap import order_gap
 
 STUDY_METRICS = ("accuracy", "balanced_accuracy", "f1", "log_loss")
-PRIMARY = ("B-noPE", "B")  # (a, b): b - a
+COMPARED_METRICS = (*STUDY_METRICS, "precision", "recall")  # an experiment's runs record precision and recall too
+ONE_FOLD = "one-fold"  # the design of an experiment: one cut of the windows (core.lab.vibration.windows)
+ONE_FOLD_NAME = "the one fold"
+LEAK_POPULATION = "the test windows of each windowing"
+PRIMARY = PRIMARY_PAIR  # (a, b): b - a
 ARTICLE = ("A", "B")  # the article's comparison: embedding plus encoding against neither
 PAIRS = (PRIMARY, ("A", "A+PE"), ARTICLE, ("A", "B-noPE"), ("B", "B-learned"), ("B", "B-concat"), ("A", "CNN"))
 SECONDARY = PAIRS[1:]
@@ -110,8 +120,8 @@ def cell_differences(
 ) -> tuple[np.ndarray, list[tuple[int, int]], list[int]]:
     """The (repeats, folds, seeds) table of metric(b) - metric(a) in points, its (repeat, fold) keys in the
     table's row order (repeat-major) and its seeds; ValueError when a cell lacks a run of a or b."""
-    if metric not in STUDY_METRICS:
-        raise ValueError(f"metric must be one of {STUDY_METRICS}, got {metric!r}")
+    if metric not in COMPARED_METRICS:
+        raise ValueError(f"metric must be one of {COMPARED_METRICS}, got {metric!r}")
     score = {(r["model"], r["repeat"], r["fold"], r["seed"]): float(r[metric]) for r in study["runs"]}
     cells = {key[1:] for key in score if key[0] in (a, b)}
     repeats, folds, seeds = (sorted({cell[i] for cell in cells}) for i in range(3))
@@ -155,13 +165,17 @@ def study_interval(
     study: Mapping[str, Any], cells: np.ndarray, keys: Sequence[tuple[int, int]], metric: str
 ) -> Interval:
     """The interval a study reports for its (repeats, folds, seeds) table `cells` (fold keys `keys`), within what
-    `metric` allows: seeds as the unit where the folds share one training set, else its protocol's interval."""
-    if shares_training(study):
+    `metric` allows: seeds as the unit where the folds share one training set; protocol 3's interval
+    (core.lab.stats.variance_components) from version 3 on; else version 2's corrected resampled t
+    (core.lab.stats.resampled, unchanged, so stored studies re-analyse to the bit)."""
+    if study["config"]["design"] == ONE_FOLD:
+        interval = paired_interval(cells.reshape(1, -1))  # one cut of the windows: the seeds alone vary
+    elif shares_training(study):
         interval = seed_interval(cells, fold_test_windows(study, keys))
+    elif protocol_version(study) >= 3:
+        interval = block_interval(cells, fold_overlap(study, keys))
     else:
-        version = protocol_version(study)
-        overlap = fold_overlap(study, keys) if version >= 3 else None
-        interval = interval_for_protocol(version, cells, fold_test_train_ratio(study), overlap)
+        interval = resampled_interval(cells, fold_test_train_ratio(study))
     return bounded(interval, metric)
 
 
@@ -223,26 +237,6 @@ def by_fold(study: Mapping[str, Any], cells: np.ndarray, keys: Sequence[tuple[in
     ]
 
 
-def fault_size_sentence(
-    a: str, b: str, metric: str, per_fold: Sequence[Mapping[str, Any]], diff: float, room: str | None = None
-) -> str:
-    """Why a fault-size study gives each size's effect and no pooled verdict, with the effects (and the room
-    order has, `room`, when the study ran spectrum-LR)."""
-    what = "" if metric == "accuracy" else f" in {metric.replace('_', ' ')}"
-    unit = "x 0.01 nats" if metric in LOWER_IS_BETTER else "points"
-    sizes = "; ".join(
-        f"{row['name']}: {row['diff']:+.1f}" + ("" if row["sd"] is None else f" (sd {row['sd']:.1f} over seeds)")
-        for row in per_fold
-    )
-    spread = max(row["diff"] for row in per_fold) - min(row["diff"] for row in per_fold)
-    return (
-        f"No pooled verdict for {b} - {a}{what}: {sizes} {unit} (mean {diff:+.1f}, the sizes span {spread:.1f}). "
-        f"With {len(per_fold)} held-out fault sizes there are only {len(per_fold)} fold means, each a different "
-        f"task, too few to separate the models' difference from how it changes with the size, so each size is "
-        f"reported on its own." + ("" if room is None else f" Over all sizes, {room}.")
-    )
-
-
 def compare(
     study: Mapping[str, Any],
     a: str,
@@ -266,16 +260,8 @@ def compare(
     accuracy_a, accuracy_b = _mean_accuracies(study, a, b)
     ratio_of_errors = error_rate_ratio(accuracy_a, accuracy_b)
     per_fold = by_fold(study, cells, keys)
-    config, gap = study["config"], order_gap(study)
-    room = None if gap is None else room_words(gap)  # only a study that ran spectrum-LR: older sentences stay
-    if config["design"] == "fault-size":
-        word, words = "inconclusive", fault_size_sentence(a, b, metric, per_fold, interval.diff, room)
-    else:
-        word = verdict(interval, margin, metric in LOWER_IS_BETTER)
-        population = config["population"]
-        words = sentence(
-            a, b, metric, interval, margin, word, population, roles=MODEL_ROLES, error_ratio=ratio_of_errors, room=room
-        )
+    fault_size = study["config"]["design"] == "fault-size"  # three sizes, three tasks: no pooled verdict
+    word = words.CANNOT_TELL if fault_size else verdict(interval, margin, metric in words.LOWER_IS_BETTER)
     comparison = {
         "a": a,
         "b": b,
@@ -288,19 +274,36 @@ def compare(
         "p": interval.p,
         "p_holm": interval.p,
         "verdict": word,
-        "sentence": words,
+        "sentence": "",
         "primary": not secondary_count,
         "adjusted": "bonferroni" if secondary_count else None,
         "ci95_independent": independent.ci(0.95),
         "error_rate_ratio": ratio_of_errors,
-        "leave_one_fold_out": None if secondary_count else _leave_one_out(study, cells, keys, metric),
+        "leave_one_fold_out": None if secondary_count or len(keys) == 1 else _leave_one_out(study, cells, keys, metric),
         "by_fold": per_fold,
     }
     if components is not None:
         comparison["variance_components"] = components
     if resampled is not None:
         comparison["ci95_resampled"] = resampled.ci(0.95)
+    comparison["sentence"] = words.verdict_sentence(comparison, sentence_design(study, interval, fault_size))
     return comparison
+
+
+def sentence_design(study: Mapping[str, Any], interval: Interval, fault_size: bool = False) -> words.Design:
+    """What a comparison's sentence says of the study's design: its population, seeds, folds and repeats, the
+    interval's method and clipping, and the order gap where the study ran spectrum-LR (older sentences stay)."""
+    return words.Design(
+        study["config"]["population"],
+        interval.seeds,
+        interval.folds,
+        interval.repeats,
+        interval.method,
+        interval.clipped,
+        interval.bound,
+        order_gap(study),
+        fault_size,
+    )
 
 
 def _conservative(study: Mapping[str, Any], cells: np.ndarray, metric: str, secondary_count: int) -> Interval | None:
@@ -330,9 +333,14 @@ def _leave_one_out(
 
 
 def compared_pairs(study: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """The pairs of PAIRS whose two models the study ran, in that order: the first is the primary."""
-    models = {run["model"] for run in study["runs"]}
-    return [pair for pair in PAIRS if set(pair) <= models]
+    """The pairs of PAIRS whose two models the study ran, in that order (the first is the primary), then each
+    other model that no pair names, against A (a baseline such as spectrum-LR is compared with none)."""
+    models = list(dict.fromkeys(run["model"] for run in study["runs"]))
+    pairs = [pair for pair in PAIRS if set(pair) <= set(models)]
+    named = {model for pair in pairs for model in pair}
+    if "A" in models:
+        pairs += [("A", m) for m in models if m not in named and m != "A" and m not in BASELINE_MODELS]
+    return pairs
 
 
 def compare_all(study: Mapping[str, Any], metric: str = "accuracy", margin: float = 2.0) -> list[dict[str, Any]]:
@@ -344,6 +352,43 @@ def compare_all(study: Mapping[str, Any], metric: str = "accuracy", margin: floa
     for comparison, adjusted in zip(secondary, holm([c["p"] for c in secondary])):
         comparison["p_holm"] = adjusted
     return comparisons
+
+
+def one_fold_view(runs: Sequence[Mapping[str, Any]], population: str) -> dict[str, Any]:
+    """An experiment's runs as a study of one fold (design ONE_FOLD) that `compare` reads: every run placed in
+    repeat 0, fold 0, and only the seeds every model finished (a stopped experiment's last seed may lack some)."""
+    models = {run["model"] for run in runs}
+    by_seed: dict[int, set[str]] = {}
+    for run in runs:
+        by_seed.setdefault(int(run["seed"]), set()).add(run["model"])
+    whole = {seed for seed, done in by_seed.items() if done == models}
+    return {
+        "config": {"design": ONE_FOLD, "population": population},
+        "folds": [{"repeat": 0, "fold": 0, "name": ONE_FOLD_NAME}],
+        "runs": [{**run, "repeat": 0, "fold": 0} for run in runs if int(run["seed"]) in whole],
+    }
+
+
+def leak_comparisons(block: Mapping[str, Any], seeds: Sequence[int], margin: float = 2.0) -> dict[str, dict[str, Any]]:
+    """Per model of a windowing comparison (its block: per model, an accuracy cell per windowing whose values
+    follow `seeds`): the random windowing against the time windowing, as a one-fold comparison paired by seed."""
+    leak = {}
+    for model, cells in block["accuracy"].items():
+        runs = [
+            {"model": windowing, "seed": seed, "accuracy": value}
+            for windowing, cell in zip(block["windowings"], cells)
+            for seed, value in zip(seeds, cell["values"])
+        ]
+        leak[model] = compare(one_fold_view(runs, LEAK_POPULATION), "time", "random", "accuracy", margin)
+    return leak
+
+
+def one_fold_comparisons(
+    runs: Sequence[Mapping[str, Any]], population: str, metric: str = "accuracy", margin: float = 2.0
+) -> list[dict[str, Any]]:
+    """Every comparison of an experiment's runs, as `compare_all` makes a study's (none without a whole seed)."""
+    view = one_fold_view(runs, population)
+    return compare_all(view, metric, margin) if view["runs"] else []
 
 
 def primary_comparison(study: Mapping[str, Any]) -> Mapping[str, Any] | None:
@@ -375,9 +420,6 @@ def _role(comparison: Mapping[str, Any]) -> str:
 def comparisons_table(comparisons: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
     """One row per comparison, as the page and the CLI show it (points, p-values, verdict)."""
 
-    def interval(ci: Sequence[float] | None) -> str:
-        return "-" if ci is None else f"{ci[0]:+.1f} to {ci[1]:+.1f}"
-
     def number(value: float | None, digits: int) -> str:
         return "-" if value is None else f"{value:.{digits}f}"
 
@@ -387,10 +429,10 @@ def comparisons_table(comparisons: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
                 "comparison": f"{c['b']} vs {c['a']}",
                 "role": _role(c),
                 "metric": c["metric"],
-                "diff (points)": f"{c['diff']:+.2f}",
-                "95 % CI": interval(c["ci95"]),
-                "90 % CI": interval(c["ci90"]),
-                "95 % CI, folds independent": interval(c.get("ci95_independent")),
+                "diff (points)": words.points(c["diff"], 2),
+                "95 % CI": words.interval(c["ci95"]),
+                "90 % CI": words.interval(c["ci90"]),
+                "95 % CI, folds independent": words.interval(c.get("ci95_independent")),
                 "margin": f"±{c['margin']:g}",
                 "detectable (80 %)": number(c["mde80"], 1),
                 "p": number(c["p"], 3),

@@ -1,7 +1,7 @@
 """The study JSON (a contract, versioned on its own): how it is built from finished runs and how it is checked.
 
-    schema_version  STUDY_SCHEMA_VERSION; a file of the previous version is read through `migrate_study`, an
-                    older one is refused by its version
+    schema_version  core.lab.contract.SCHEMA_VERSION (the results JSON's too); an older file is read through
+                    core.lab.study.migration.migrate
     kind            "study"
     config          design, folds (K, per repeat), repeats (R), seeds, models, margin, metric, window, stride,
                     population, command (the exact CLI command), git_commit, torch, cpu, device, train
@@ -23,8 +23,8 @@
     tuning_runs     the --tune-lr trials (the first of the study's seeds, per (repeat, fold, model, rate)): model,
                     seed, repeat, fold, learning_rate, val_loss (its best), best_epoch, epochs, converged;
                     under protocol 3, val_loss and val_accuracy of the epoch it restores
-    sweep_runs      the pe_scale sweep's runs (core.lab.study.sweep), as runs plus their pe_scale; empty without
-                    one, whose factors are then config.pe_scale_sweep
+    sweep_runs      the sweep's runs (core.lab.study.sweep), as runs plus the value of the swept field under its
+                    name; empty without one, whose field and values are then config.sweep {field, values}
     comparisons     per comparison (core.lab.study.comparisons): a, b, metric, diff, ci95, ci90, margin, mde80, p,
                     p_holm, verdict, sentence, primary (true on exactly one), adjusted ("bonferroni" or null),
                     ci95_independent, error_rate_ratio, leave_one_fold_out (the primary's {repeat, fold, diff,
@@ -52,10 +52,9 @@ from pathlib import Path
 from typing import Any
 
 from core.lab.contract import (
-    VERDICTS,
+    SCHEMA_VERSION,
     check_count_matrix,
     check_fractions,
-    check_interval,
     check_keys,
     check_number_list,
     check_number_matrix,
@@ -69,25 +68,23 @@ from core.lab.contract import (
     require,
     to_plain,
 )
-from core.lab.names import STUDY_KEY_RENAMES, rename_keys
 from core.lab.study.checks import (
     OPTIONAL_CONFIG_KEYS,
-    check_comparison_v4,
+    check_comparisons,
     check_decomposition,
     check_protocol_config,
     check_run_rate,
     check_tuned_rates,
     check_tuning_runs,
 )
-from core.lab.study.comparisons import COMPARISON_KEYS, OPTIONAL_COMPARISON_KEYS, STUDY_METRICS
+from core.lab.study.comparisons import STUDY_METRICS
+from core.lab.study.migration import MIGRATED, migrate
 from core.lab.study.order_gap import check_order_gap
 from core.limits import MAX_REOPENED_BYTES, MAX_TEXT_CHARS
 
 # 2: order_test per run, order_summary, profiles; 3: config.design (was split), train.model.heads / layers;
-# 4: repeats, learning_rate per run, tuning_runs, sweep_runs, the primary B vs B-noPE, decomposition
-STUDY_SCHEMA_VERSION = 4
-MIGRATED_STUDY_VERSIONS = (2, 3)  # the older versions `migrate_study` reads
-MIGRATED_STUDY_VERSION = 3  # the newest of them
+# 4: repeats, learning_rate per run, tuning_runs, sweep_runs, the primary B vs B-noPE, decomposition;
+# 5: the results JSON's version too (core.lab.contract.SCHEMA_VERSION), config.sweep (was pe_scale_sweep)
 TOP_KEYS = (
     "schema_version",
     "kind",
@@ -174,72 +171,16 @@ def tuning_run(
     return to_plain({**kept, "repeat": repeat, "fold": fold, "learning_rate": learning_rate, **scores})
 
 
-def migrate_study(old: Any) -> Any:
-    """A study JSON of schema_version 2 or 3 as the current version; any other content comes back as it is, for
-    the validator to accept (the current version) or refuse. 2 -> 3: keys renamed by
-    core.lab.names.STUDY_KEY_RENAMES (its differences were in points already). 3 -> 4 (`_version_3_to_4`):
-    one repeat, every number kept."""
-    if (
-        not isinstance(old, Mapping)
-        or old.get("kind") != "study"
-        or old.get("schema_version") not in MIGRATED_STUDY_VERSIONS
-    ):
-        return old
-    study = rename_keys(old, STUDY_KEY_RENAMES) if old["schema_version"] == 2 else old
-    return _version_3_to_4(study)
-
-
-def _version_3_to_4(old: Mapping[str, Any]) -> dict[str, Any]:
-    """Version 3 as version 4: repeat 0 on every run and fold, each run's learning_rate (its tuned rate if the
-    study tuned, else config.train's), primary marked on the first comparison (B vs A then, unadjusted), the
-    fields version 3 did not compute null, no tuning or sweep runs kept, no decomposition."""
-    config = {**old["config"], "repeats": 1}
-    tuned = config.get("tuned_learning_rates")
-    if isinstance(tuned, Mapping):
-        config["tuned_learning_rates"] = {"0": tuned}
-    default_rate = (config.get("train") or {}).get("learning_rate")
-
-    def rate(run: Mapping[str, Any]) -> Any:
-        if isinstance(tuned, Mapping):
-            return (tuned.get(str(run.get("fold"))) or {}).get(run.get("model"), default_rate)
-        return default_rate
-
-    runs = [{**run, "repeat": 0, "learning_rate": rate(run)} for run in old.get("runs", [])]
-    comparisons = [
-        {
-            **comparison,
-            "primary": i == 0,
-            "adjusted": None,
-            "ci95_independent": None,
-            "error_rate_ratio": None,
-            "leave_one_fold_out": None,
-            "by_fold": None,
-        }
-        for i, comparison in enumerate(old.get("comparisons", []))
-    ]
-    return {
-        **old,
-        "schema_version": STUDY_SCHEMA_VERSION,
-        "config": config,
-        "folds": [{"repeat": 0, **fold} for fold in old.get("folds", [])],
-        "runs": runs,
-        "comparisons": comparisons,
-        "tuning_runs": [],
-        "sweep_runs": [],
-        "decomposition": None,
-    }
-
-
 def check_study_version(study: Any) -> None:
     """Refuse, by its kind or its version, a file that is not a study of this contract's version."""
     require(isinstance(study, Mapping), f"top level must be an object, got {type(study).__name__}")
     version, kind = study.get("schema_version"), study.get("kind")
     if kind != "study":
         raise ValueError("invalid study JSON: it is not a PE Lab study (its 'kind' is not 'study')")
-    if version != STUDY_SCHEMA_VERSION:
+    if version != SCHEMA_VERSION:
         raise ValueError(
             f"invalid study JSON: schema_version {version!r}, but this PE Lab reads study schema_version "
-            f"{STUDY_SCHEMA_VERSION} (and {', '.join(map(str, MIGRATED_STUDY_VERSIONS))}, migrated) only. Re-run the "
+            f"{SCHEMA_VERSION} (and {', '.join(map(str, MIGRATED['study']))}, migrated) only. Re-run the "
             f"study with the command in its config."
         )
 
@@ -280,17 +221,13 @@ def _validate(study: Any) -> None:
     for i, run in enumerate(study["runs"]):
         _check_run(f"runs[{i}]", run, len(names), folds)
     require(isinstance(study["sweep_runs"], list), "sweep_runs must be a list")
+    field = study["config"].get("sweep", {}).get("field", "pe_scale")
     for i, run in enumerate(study["sweep_runs"]):
-        _check_run(f"sweep_runs[{i}]", run, len(names), folds, optional=("pe_scale",))
-        require(is_number(run.get("pe_scale")) and run["pe_scale"] > 0, f"sweep_runs[{i}].pe_scale must be above 0")
+        _check_run(f"sweep_runs[{i}]", run, len(names), folds, optional=(field,))
+        require(is_number(run.get(field)) and run[field] > 0, f"sweep_runs[{i}].{field} must be above 0")
     check_tuning_runs(study["tuning_runs"], folds)
     models = {run["model"] for run in study["runs"]}
-    require(isinstance(study["comparisons"], list), "comparisons must be a list")
-    for i, comparison in enumerate(study["comparisons"]):
-        _check_comparison(f"comparisons[{i}]", comparison)
-        check_comparison_v4(f"comparisons[{i}]", comparison)
-    primaries = sum(comparison["primary"] for comparison in study["comparisons"])
-    require(not study["comparisons"] or primaries == 1, f"exactly one comparison must be primary, got {primaries}")
+    check_comparisons(study["comparisons"])
     check_decomposition(study["decomposition"])
     check_order_summary("order_summary", study["order_summary"], models)
     if "order_gap" in study:
@@ -309,10 +246,14 @@ def _validate(study: Any) -> None:
 def _check_config(config: Any) -> None:
     check_keys("config", config, CONFIG_KEYS, optional=("tuned_learning_rates", "fingerprint", *OPTIONAL_CONFIG_KEYS))
     check_protocol_config(config)
-    sweep = config.get("pe_scale_sweep", [])
+    sweep = config.get("sweep", {"field": "pe_scale", "values": []})
     require(
-        isinstance(sweep, list) and all(is_number(scale) and scale > 0 for scale in sweep),
-        "config.pe_scale_sweep must be a list of positive factors",
+        isinstance(sweep, dict) and set(sweep) == {"field", "values"} and is_text(sweep["field"], MAX_TEXT_CHARS),
+        "config.sweep must be {field, values}",
+    )
+    require(
+        isinstance(sweep["values"], list) and all(is_number(value) for value in sweep["values"]),
+        "config.sweep.values must be a list of numbers",
     )
     fingerprint = config.get("fingerprint", {})
     require(
@@ -371,22 +312,6 @@ def _check_fold(where: str, fold: Any, n_recordings: int) -> None:
     require(all(is_number(v) for v in fold["normalisation"].values()), f"{where}.normalisation must hold numbers")
 
 
-def _check_comparison(where: str, comparison: Any) -> None:
-    check_keys(where, comparison, COMPARISON_KEYS, OPTIONAL_COMPARISON_KEYS)
-    require(is_text(comparison["a"]) and is_text(comparison["b"]), f"{where}.a and .b must be model names")
-    require(comparison["metric"] in STUDY_METRICS, f"{where}.metric must be one of {STUDY_METRICS}")
-    require(comparison["verdict"] in VERDICTS, f"{where}.verdict must be one of {VERDICTS}")
-    require(is_number(comparison["diff"]), f"{where}.diff must be a number")
-    require(is_number(comparison["margin"]) and comparison["margin"] > 0, f"{where}.margin must be positive")
-    for key in ("mde80", "p", "p_holm"):
-        check_optional_number(f"{where}.{key}", comparison[key])
-    for key in ("ci95", "ci90"):
-        ci = comparison[key]
-        check_interval(f"{where}.{key}", ci)
-        require(ci is None or ci[0] <= comparison["diff"] <= ci[1], f"{where}.{key} must be [low, high] around diff")
-    require(is_text(comparison["sentence"]), f"{where}.sentence is empty")
-
-
 def _check_run(
     where: str, run: Any, n_classes: int, folds: Mapping[tuple[int, int], int], optional: Sequence[str] = ()
 ) -> None:
@@ -440,7 +365,7 @@ def save_study(study: Mapping[str, Any], path: str | Path) -> Path:
 def read_study(text: str | bytes) -> dict[str, Any]:
     """A study JSON from its text or its gzip-compressed bytes, checked; ValueError (in words) for a damaged,
     foreign or oversized file (compressed, the limit applies to what it expands to; core.lab.contract.read_json)."""
-    study = migrate_study(read_json(text.encode("utf-8") if isinstance(text, str) else text, MAX_STUDY_BYTES))
+    study = migrate(read_json(text.encode("utf-8") if isinstance(text, str) else text, MAX_STUDY_BYTES))
     validate_study(study)
     return study
 

@@ -19,6 +19,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from core.lab.report import plural
+from core.lab.stats.words import amount
+from core.lab.stats.words import points as signed_points
 from core.lab.study.comparisons import PRIMARY
 from core.lab.study.order_gap import order_gap
 
@@ -108,15 +110,15 @@ def _kinds(points: Sequence[Mapping[str, Any]]) -> str:
 
 def _span(values: Sequence[float], signed: bool = True) -> str:
     """ "+0.3 points" for one value, "-0.4 to +0.2 points" for several (lowest to highest)."""
-    form = "{:+.1f}" if signed else "{:.1f}"
+    form = signed_points if signed else amount
     low, high = min(values), max(values)
-    if len(values) == 1 or form.format(low) == form.format(high):
-        return f"{form.format(low)} points"
-    return f"{form.format(low)} to {form.format(high)} points"
+    if len(values) == 1 or form(low) == form(high):
+        return f"{form(low)} points"
+    return f"{form(low)} to {form(high)} points"
 
 
 def _verdicts(points: Sequence[Mapping[str, Any]]) -> str:
-    """ "2 equivalent, 1 inconclusive", verdicts in the order first met."""
+    """ "2 equivalent, 1 better", verdicts in the order first met."""
     words = list(dict.fromkeys(p["verdict"] for p in points))
     return ", ".join(f"{sum(p['verdict'] == word for p in points)} {word}" for word in words)
 

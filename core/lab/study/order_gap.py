@@ -8,7 +8,7 @@ baseline (core.lab.spectrum_baseline). Each mean is over all of the model's (rep
 study, so the models are compared on the same test windows. A gap near 0 or below says an order-blind
 spectrum already does as well as any model that could use order: the task leaves order no room. It is
 stored as the study JSON's `order_gap` and named in each verdict sentence as "the room order has"
-(`room_words`); a study without spectrum-LR, or without a model that sees order, has none.
+(core.lab.stats.words.room_words); a study without spectrum-LR, or without a model that sees order, has none.
 """
 
 from __future__ import annotations
@@ -49,15 +49,6 @@ def order_gap(study: Mapping[str, Any]) -> dict[str, Any] | None:
         "gap": 100 * (accuracy[best] - accuracy[BASELINE]),
         "accuracy": accuracy,
     }
-
-
-def room_words(gap: Mapping[str, Any]) -> str:
-    """The verdict sentence's clause: "the room order has: -0.4 points (B, the best model that sees order,
-    99.5 % vs spectrum-LR 99.9 %)"."""
-    return (
-        f"the room order has: {gap['gap']:+.1f} points ({gap['best']}, the best model that sees order, "
-        f"{100 * gap['best_accuracy']:.1f} % vs {gap['baseline']} {100 * gap['baseline_accuracy']:.1f} %)"
-    )
 
 
 def check_order_gap(gap: Any) -> None:

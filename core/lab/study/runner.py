@@ -25,7 +25,7 @@ import torch
 
 from core.fingerprint import machine_fingerprint
 from core.lab.backends import backend
-from core.lab.contract import to_plain
+from core.lab.contract import SCHEMA_VERSION, to_plain
 from core.lab.models import BASELINE_MODELS, STUDY_MODEL_NAMES, TRANSFORMER_VARIANTS, build_model, check_model_settings
 from core.lab.names import DESIGNS
 from core.lab.probes.attention import attention_by_offset
@@ -35,7 +35,7 @@ from core.lab.report import plural
 from core.lab.runs import Event, PlanStopped, Stage, StageKey, train_run, train_stages
 from core.lab.study.checkpoint import Checkpoint
 from core.lab.study.comparisons import STUDY_METRICS, compare_all, decomposition
-from core.lab.study.contract import STUDY_SCHEMA_VERSION, study_run, validate_study
+from core.lab.study.contract import study_run, validate_study
 from core.lab.study.folds import Fold, fault_location, make_folds
 from core.lab.study.order_gap import order_gap
 from core.lab.study.sweep import check_scales, run_sweep, sweep_stages, swept_models
@@ -389,7 +389,7 @@ def study_config(plan: StudyPlan, folds: Sequence[Fold], tuned: Rates | None) ->
     if tuned is not None:
         config["tuned_learning_rates"] = nested_rates(tuned)
     if plan.pe_scale_sweep:
-        config["pe_scale_sweep"] = list(plan.pe_scale_sweep)
+        config["sweep"] = {"field": "pe_scale", "values": list(plan.pe_scale_sweep)}
     if plan.protocol != 2:  # absent: protocol 2, as every file written before protocol 3
         config["protocol_version"] = plan.protocol
     if plan.train_loads is not None:
@@ -410,7 +410,7 @@ def build_study(
     """The study JSON of finished runs, its comparisons and decomposition included (run_study validates it)."""
     config = study_config(plan, folds, tuned)
     study = {
-        "schema_version": STUDY_SCHEMA_VERSION,
+        "schema_version": SCHEMA_VERSION,
         "kind": "study",
         "config": config,
         "class_names": list(folds[0].windows.class_names),

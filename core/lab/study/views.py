@@ -13,8 +13,8 @@ import pandas as pd
 from scipy import stats
 
 from core.lab.models import BASELINE_MODELS, has_position
-from core.lab.report import percent_mean_sd
-from core.lab.stats.intervals import MODEL_ROLES, paired_interval
+from core.lab.stats import words
+from core.lab.stats.intervals import paired_interval
 from core.lab.stats.summary import mean_sd
 from core.lab.study.comparisons import ARTICLE, cell_differences, differences, primary_comparison
 
@@ -41,7 +41,7 @@ def model_table(study: Mapping[str, Any]) -> pd.DataFrame:
                 "what it is": ROLE_WORDS.get(model, ""),
                 "sees order": "yes" if has_position(model) else "no",
                 "runs": len(own),
-                "accuracy %": percent_mean_sd(spread["mean"], spread["sd"]),
+                "accuracy %": words.percent_mean_sd(spread["mean"], spread["sd"]),
                 "converged": "exempt" if model in BASELINE_MODELS else f"{converged} of {len(own)}",
             }
         )
@@ -51,20 +51,11 @@ def model_table(study: Mapping[str, Any]) -> pd.DataFrame:
 def order_gap_line(study: Mapping[str, Any]) -> str | None:
     """The study's order gap in one line, or None when it stores none (no spectrum-LR)."""
     gap = study.get("order_gap")
-    if gap is None:
-        return None
-    return (
-        f"Order gap: {gap['gap']:+.1f} points: {gap['best']}, the best model that sees order, "
-        f"{100 * gap['best_accuracy']:.1f} % against {gap['baseline']} {100 * gap['baseline_accuracy']:.1f} %."
-    )
+    return None if gap is None else words.order_gap_line(gap)
 
 
-ROLE_WORDS = {**MODEL_ROLES, "spectrum-LR": "order-blind spectrum baseline"}  # what each model is, in a few words
+ROLE_WORDS = {**words.MODEL_ROLES, "spectrum-LR": "order-blind spectrum baseline"}  # what each model is, in a few words
 GAP_COLUMNS = ("spectrum-LR accuracy %", "order gap (best model that sees order − spectrum-LR)")
-
-
-def _with_interval(diff: float, ci95: Sequence[float] | None) -> str:
-    return f"{diff:+.1f}" if ci95 is None else f"{diff:+.1f} ({ci95[0]:+.1f} to {ci95[1]:+.1f})"
 
 
 def decomposition_table(studies: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
@@ -78,10 +69,10 @@ def decomposition_table(studies: Mapping[str, Mapping[str, Any]]) -> pd.DataFram
         if not parts or study["config"]["design"] == "fault-size":
             continue
         row = {"study": title}
-        row.update({words: _with_interval(parts[name]["diff"], parts[name]["ci95"]) for name, words in PARTS})
+        row.update({said: words.with_interval(parts[name]["diff"], parts[name]["ci95"]) for name, said in PARTS})
         if gap := study.get("order_gap"):
-            row[GAP_COLUMNS[0]] = f"{100 * gap['baseline_accuracy']:.1f}"
-            row[GAP_COLUMNS[1]] = f"{gap['gap']:+.1f} ({gap['best']})"
+            row[GAP_COLUMNS[0]] = words.percent(gap["baseline_accuracy"])
+            row[GAP_COLUMNS[1]] = f"{words.points(gap['gap'])} ({gap['best']})"
         rows.append(row)
     gaps = [*GAP_COLUMNS] if any(GAP_COLUMNS[0] in row for row in rows) else []  # only where a study has one
     return pd.DataFrame(rows, columns=["study", *(words for _, words in PARTS), *gaps]).fillna("-")
@@ -95,7 +86,7 @@ def leave_one_out_table(study: Mapping[str, Any]) -> pd.DataFrame:
     rows = [
         {
             "left out": names.get((row["repeat"], row["fold"]), "?"),
-            "difference (95 % CI)": _with_interval(row["diff"], row["ci95"]),
+            "difference (95 % CI)": words.with_interval(row["diff"], row["ci95"]),
         }
         for row in primary.get("leave_one_fold_out") or []
     ]
