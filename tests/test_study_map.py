@@ -127,3 +127,14 @@ def test_the_map_figure_draws_both_kinds_with_their_intervals_a_zero_line_and_ti
 def test_a_map_of_real_tasks_alone_draws_one_trace():
     figure = order_map(map_points([time_cv()]))
     assert [trace.name for trace in figure.data] == ["real tasks"]
+
+
+def test_the_maps_axes_hold_both_zero_lines_every_interval_and_room_for_the_labels():
+    figure = order_map(map_points([time_cv()]))  # one point, its gap below 0: the range Plotly chose cut its label
+    (point,) = figure.data
+    x_low, x_high = figure.layout.xaxis.range
+    y_low, y_high = figure.layout.yaxis.range
+    x, y = point.x[0], point.y[0]
+    assert x_low <= x - 1.0 and x_high >= 1.0  # a point of free space past the point and past x = 0
+    assert y_low <= y - point.error_y.arrayminus[0] - 1.0 and y_high >= max(0.0, y + point.error_y.array[0]) + 1.0
+    assert point.cliponaxis is False

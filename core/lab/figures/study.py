@@ -143,12 +143,22 @@ def order_map(points: Sequence[Mapping[str, Any]]) -> go.Figure:
                 ),
                 text=labels(p["label"] for p in rows),
                 textposition="top center",
+                cliponaxis=False,
                 customdata=labels(p["verdict"] for p in rows),
                 hovertemplate="%{text}: order gap %{x:+.1f}, B − B-noPE %{y:+.1f} points (%{customdata})",
             )
         )
     figure.update_layout(showlegend=True)
     # what the gap is, the caption under the map says: a longer title ran past the figure at 390 px
-    figure.update_xaxes(title="order gap, points")
-    figure.update_yaxes(title="B − B-noPE, points (95 % CI)")
+    figure.update_xaxes(title="order gap, points", range=_padded([p["x"] for p in points] + [0.0], 0.25))
+    ends = [end for p in points for end in (p["ci95"] or [p["y"], p["y"]])]
+    figure.update_yaxes(title="B − B-noPE, points (95 % CI)", range=_padded(ends + [0.0], 0.1))
     return _layout(figure, "B − B-noPE against the order gap", height=460)
+
+
+def _padded(values: Sequence[float], share: float) -> list[float]:
+    """An axis range over `values` (0 among them, so both zero lines show) with `share` of its span, and at least
+    one point, left free on each side: a point's label at the edge was cut, a zero line lay on the frame."""
+    low, high = min(values), max(values)
+    pad = max(1.0, share * (high - low))
+    return [low - pad, high + pad]

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from core.lab.report import plural
-from core.lab.stats.words import amount
+from core.lab.stats.words import amount, with_interval
 from core.lab.stats.words import points as signed_points
 from core.lab.study.comparisons import PRIMARY
 from core.lab.study.order_gap import order_gap
@@ -149,3 +149,20 @@ def map_sentence(points: Sequence[Mapping[str, Any]]) -> str:
             f"{_span([p['x'] for p in rest])}), B - B-noPE is {_span([p['y'] for p in rest])} ({_verdicts(rest)})"
         )
     return "On the map, " + "; ".join(clauses) + "."
+
+
+MAP_TABLE_HEADER = (
+    "| task | kind | order gap, points (the best model that sees order) | B − B-noPE, points (95 % CI) | verdict |\n"
+    "|---|---|---|---|---|"
+)
+
+
+def map_table(points: Sequence[Mapping[str, Any]]) -> str:
+    """The map's points as a markdown table, one row per point in the map's order (the README shows it under the
+    map, and a test compares it with the shipped files)."""
+    rows = [
+        f"| {p['label']} | {p['kind']} | {signed_points(p['x'])} ({p['best']}) | {with_interval(p['y'], p['ci95'])} "
+        f"| {p['verdict']} |"
+        for p in points
+    ]
+    return "\n".join([MAP_TABLE_HEADER, *rows])
