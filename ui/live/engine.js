@@ -173,6 +173,18 @@ const engine = (() => {
     const same = (a, b) => a === null || b === null || (a.length === b.length && a.every((v, i) => v === b[i]));
     return same(plainList(full.x), plainList(cells.x)) && same(plainList(full.y), plainList(cells.y));
   };
+  // Rewrite a category heatmap's tick labels in the SVG when only their words changed (as many rows and columns,
+  // every category drawn as one tick): true if done. Plotly itself relabels it once the controls rest.
+  const relabel = (gd, full, cells, xa, ya) => {
+    const z = full.z;
+    if (!z || z.length !== cells.z.length || !z[0] || z[0].length !== cells.z[0].length) return false;
+    const axes = [[xa, cells.x], [ya, cells.y]].filter(([, labels]) => labels);
+    const texts = axes.map(([axis]) => [...gd.querySelectorAll(`.${axis._id}tick text`)]);
+    if (axes.some(([, labels], i) => texts[i].length !== labels.length)) return false;
+    // Plotly draws a category axis's ticks in category order, whichever way the axis runs
+    axes.forEach(([, labels], i) => texts[i].forEach((text, j) => { text.textContent = String(labels[j]); }));
+    return true;
+  };
   const paintHeatmap = (name, gd, trace, cells) => {
     const full = gd._fullData[trace];
     const xa = gd._fullLayout[(full.xaxis || "x").replace("x", "xaxis")];
@@ -190,7 +202,10 @@ const engine = (() => {
     }
     const { z, x, y, zmin, zmax } = cells;
     const numeric = (v) => !v || Array.from(v).every((e) => typeof e === "number");
-    if (!overlay.parked && !sameShape(full, cells) && !(numeric(x) && numeric(y))) {
+    // the same cells under other words (a word typed letter by letter): its tick labels are rewritten in place
+    const relabelled =
+      !overlay.parked && !sameShape(full, cells) && !(numeric(x) && numeric(y)) && relabel(gd, full, cells, xa, ya);
+    if (!relabelled && !overlay.parked && !sameShape(full, cells) && !(numeric(x) && numeric(y))) {
       overlay.canvas.remove(); // category labels changed (other words): Plotly draws it, once
       overlays.delete(key);
       const update = { z: [z] };
@@ -199,7 +214,7 @@ const engine = (() => {
       window.Plotly.restyle(gd, update, [trace]);
       return;
     }
-    if (!overlay.parked && !sameShape(full, cells)) {
+    if (!relabelled && !overlay.parked && !sameShape(full, cells)) {
       // the axes must move: Plotly keeps a one-cell stand-in from now on, so moving them stays cheap
       overlay.parked = true;
       window.Plotly.restyle(gd, { z: [[[zmin]]], x: [[x[0]]], y: [[y[0]]] }, [trace]);

@@ -22,22 +22,29 @@ const similarityView = (() => {
   };
 
   // one scheme's curves, matrix and closed form (core.explain.similarity.similarity_picture)
+  // The curves and the heatmap are drawn apart (one may be off screen), so each is computed when first asked for.
   const picture = (scheme, v, starts, offsets, positions) => {
-    const at = (rowOf) => ({
-      curves: starts.map((s) => offsets.map((k) => K.dot(rowOf(s), rowOf(s + k)))),
-      matrix: K.cosineSimilarity(positions.map(rowOf)),
-    });
     if (scheme === "sinusoidal" || scheme === "learned (init)") {
+      // a row of K.sinusoidal (interleaved: column 2i the sine, 2i+1 the cosine of p·ω_i, the same products),
+      // without its per-call frequency table and column plan: a drag asks for thousands of rows
+      const omega = K.angularFrequencies(v.d, v.base);
+      const sinusoidalRow = (p) => {
+        const row = new Array(v.d);
+        for (let j = 0; j < v.d; j += 1) row[j] = j % 2 === 0 ? Math.sin(p * omega[j >> 1]) : Math.cos(p * omega[j >> 1]);
+        return row;
+      };
       const cache = new Map();
       const rowOf = (p) => {
-        if (!cache.has(p)) {
-          const cols = K.range(0, v.d);
-          cache.set(p, scheme === "sinusoidal" ? K.sinusoidal([p], cols, v.d, v.base)[0] : K.learnedTable([p], v.d)[0]);
-        }
+        if (!cache.has(p)) cache.set(p, scheme === "sinusoidal" ? sinusoidalRow(p) : K.learnedTable([p], v.d)[0]);
         return cache.get(p);
       };
-      const { curves, matrix } = at(rowOf);
-      return { curves, matrix, closed: scheme === "sinusoidal" ? K.closedFormDotProduct(offsets, v.d, v.base) : null };
+      const curves = once(() => starts.map((s) => offsets.map((k) => K.dot(rowOf(s), rowOf(s + k)))));
+      const matrix = once(() => K.cosineSimilarity(positions.map(rowOf)));
+      return {
+        get curves() { return curves(); },
+        get matrix() { return matrix(); },
+        closed: scheme === "sinusoidal" ? K.closedFormDotProduct(offsets, v.d, v.base) : null,
+      };
     }
     if (scheme === "RoPE") {
       const [q, k] = K.randomQueryKey(v.d, 0);
