@@ -218,18 +218,9 @@ def served_page(viewport: dict, default_timeout_ms: float | None = None, **page_
 def blank_page(viewport: dict | None = None) -> Iterator:
     """For a module-scoped pytest fixture: one Chromium page on about:blank (no server), closed afterwards. Skips
     or fails (under CI) like `served_page` where Chromium or Playwright is missing."""
-    import pytest
+    _require_chromium()
+    from playwright.sync_api import sync_playwright
 
-    if not CHROMIUM.exists():
-        if os.environ.get("CI"):
-            pytest.fail(f"{CHROMIUM} not found (CI is set, so the browser tests must run)")
-        pytest.skip(f"{CHROMIUM} not found (apt-get install chromium)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        if os.environ.get("CI"):
-            pytest.fail("playwright is not installed (CI is set, so the browser tests must run)")
-        pytest.skip("playwright is not installed (pip install -r requirements-dev.txt)")
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS)
         yield browser.new_page(viewport=viewport or {"width": 800, "height": 600})

@@ -65,6 +65,14 @@ def drag(page, key: str, pixels: float, steps: int = 8) -> None:
     page.wait_for_timeout(600)  # the live engine makes its heatmaps exact once the controls rest
 
 
+def drag_quietly(page, sent, key: str, pixels: float) -> dict:
+    """`drag` the slider `key`, check the page sent the server nothing meanwhile, and return the values shown."""
+    before = sent.frames
+    drag(page, key, pixels)
+    assert sent.frames == before, f"dragging {key} talked to the server"
+    return shown_values(page)
+
+
 def shown_values(page) -> dict:
     """The control values the page's figures were last drawn for, as the live engine read them from the widgets."""
     return page.evaluate("() => window.__peLabLive.mount.last")
@@ -100,10 +108,7 @@ def release_and_wait(page) -> None:
 def test_dragging_positions_redraws_the_matrix_in_the_browser_and_equals_core(browser_page):
     page, url, sent = browser_page
     open_page(page, url, "encoding_matrix")
-    before = sent.frames
-    drag(page, "n", 120)
-    assert sent.frames == before, "the drag talked to the server"
-    shown = shown_values(page)
+    shown = drag_quietly(page, sent, "n", 120)
     assert shown["n"] > 128
     rows, cols = encodings.overview_strides(shown["n"], shown["d"], 100_000)
     (heatmap,) = figure_data(page, "encoding_overview")
@@ -143,10 +148,7 @@ def test_pointing_at_a_row_shows_that_position_in_the_vector_and_the_waves(brows
 def test_dragging_d_model_redraws_the_wavelengths(browser_page):
     page, url, sent = browser_page
     open_page(page, url, "wavelengths")
-    before = sent.frames
-    drag(page, "d", -150)
-    assert sent.frames == before
-    shown = shown_values(page)
+    shown = drag_quietly(page, sent, "d", -150)
     assert shown["d"] < 512
     lengths, ends, ceiling = figure_data(page, "wavelengths")
     close(lengths["y"], encodings.wavelengths(shown["d"], shown["base"]))
@@ -158,19 +160,13 @@ def test_dragging_d_model_redraws_the_wavelengths(browser_page):
 def test_dragging_d_and_the_offset_redraw_the_similarity_curves_and_the_rotation(browser_page):
     page, url, sent = browser_page
     open_page(page, url, "similarity")
-    before = sent.frames
-    drag(page, "d", 90)
-    assert sent.frames == before
-    shown = shown_values(page)
+    shown = drag_quietly(page, sent, "d", 90)
     starts, offsets = similarity.curve_starts(shown["n"]), np.arange(shown["kmax"] + 1)
     curves = figure_data(page, "dot_product_vs_offset")
     close([c["y"] for c in curves[:-1]], similarity.dot_product_vs_offset(starts, offsets, shown["d"], shown["base"]))
     close(curves[-1]["y"], similarity.closed_form_dot_product(offsets, shown["d"], shown["base"]))
     release_and_wait(page)
-    before = sent.frames
-    drag(page, "k", 200)
-    assert sent.frames == before
-    shown = shown_values(page)
+    shown = drag_quietly(page, sent, "k", 200)
     check = similarity.shift_check(shown["t"], shown["k"], shown["d"], shown["base"])
     start, target, shifted = figure_data(page, "shift_matrix_check")
     close(start["y"], check["pe_start"])
@@ -183,10 +179,7 @@ def test_dragging_d_and_the_offset_redraw_the_similarity_curves_and_the_rotation
 def test_dragging_the_temperature_redraws_the_row_of_scores(browser_page):
     page, url, sent = browser_page
     open_page(page, url, "softmax_saturation")
-    before = sent.frames
-    drag(page, "temp", -120)
-    assert sent.frames == before
-    shown = shown_values(page)
+    shown = drag_quietly(page, sent, "temp", -120)
     assert shown["temp"] < 1
     row = attention.softmax_row([1.0, 2.0, 3.0, 4.0], shown["dk"], shown["temp"])
     (bars,) = figure_data(page, "softmax_weights")
