@@ -70,6 +70,13 @@ def drag_quietly(page, sent, key: str, pixels: float) -> dict:
     before = sent.frames
     drag(page, key, pixels)
     assert sent.frames == before, f"dragging {key} talked to the server"
+    # the value the engine read from the pointer is the one the slider itself shows
+    gripped, widget = page.evaluate(
+        """key => [window.__peLabLive.grip && window.__peLabLive.grip.value,
+                   Number(document.querySelector(`.st-key-${key} input[type=range]`).value)]""",
+        key,
+    )
+    assert gripped == widget, f"{key}: the engine read {gripped} from the pointer, the slider shows {widget}"
     return shown_values(page)
 
 

@@ -22,18 +22,18 @@ const engine = (() => {
     const index = (spec.labels || spec.options.map(String)).indexOf(label);
     return index < 0 ? undefined : spec.options[index];
   };
+  // A slider's value: the one its thumb is being dragged to (see `grip`), else what its range input holds.
+  const rangeValue = (root) => {
+    const input = root.querySelector("input[type=range]");
+    if (!input) return undefined;
+    return state.grip && state.grip.input === input && state.grip.value !== undefined ? state.grip.value : Number(input.value);
+  };
   const readers = {
-    slider: (root) => {
-      const input = root.querySelector("input[type=range]");
-      return input ? Number(input.value) : undefined;
-    },
-    index_slider: (root) => {
-      const input = root.querySelector("input[type=range]");
-      return input ? Number(input.value) : undefined;
-    },
+    slider: (root) => rangeValue(root),
+    index_slider: (root) => rangeValue(root),
     select_slider: (root, spec) => {
-      const input = root.querySelector("input[type=range]");
-      return input ? spec.options[Number(input.value)] : undefined;
+      const index = rangeValue(root);
+      return index === undefined ? undefined : spec.options[index];
     },
     number: (root, spec) => {
       const input = root.querySelector("input[type=number]");
@@ -449,6 +449,41 @@ const engine = (() => {
     }
   };
 
+  // A dragged slider's value, read from the pointer in the same event instead of waiting for React to write it
+  // into the widget a frame later: the slider (react-aria) moves its thumb by the pointer's travel since it was
+  // pressed (a press on the track first puts the thumb there), over the track's width, snapped to the step; the
+  // same arithmetic here gives the value the thumb will show. The widget's own value takes over on release.
+  const SLIDERS = new Set(["slider", "select_slider", "index_slider"]);
+  const grip = (event) => {
+    state.grip = null;
+    const mount = state.mount;
+    const container = mount && event.target.closest ? event.target.closest("[class*='st-key-']") : null;
+    const key = container && [...container.classList].find((c) => c.startsWith("st-key-"))?.slice(7);
+    const spec = key && mount.controls[key];
+    const input = spec && SLIDERS.has(spec.kind) ? container.querySelector("input[type=range]") : null;
+    const track = input ? container.querySelector('[role="group"] > [data-orientation="horizontal"]') : null;
+    const thumb = input ? input.parentElement && input.parentElement.parentElement : null;
+    if (!track || !thumb || !track.contains(thumb)) return;
+    const box = track.getBoundingClientRect();
+    const onThumb = thumb.contains(event.target);
+    const thumbBox = thumb.getBoundingClientRect();
+    const from = onThumb ? thumbBox.left + thumbBox.width / 2 : event.clientX;
+    state.grip = { input, left: box.left, width: box.width, startX: event.clientX, from, value: undefined };
+  };
+  const dragTo = (event) => {
+    const held = state.grip;
+    if (!held || !held.width || !(event.buttons & 1)) return;
+    const min = Number(held.input.min);
+    const max = Number(held.input.max);
+    const step = Number(held.input.step) || 1;
+    const share = Math.min(1, Math.max(0, (held.from + event.clientX - held.startX - held.left) / held.width));
+    const value = Math.min(max, Math.max(min, min + Math.round((share * (max - min)) / step) * step));
+    if (value === held.value) return;
+    held.value = value;
+    draw();
+    rest();
+  };
+
   let restTimer = null;
   const rest = () => {
     clearTimeout(restTimer);
@@ -469,6 +504,11 @@ const engine = (() => {
       document.addEventListener(type, noteInput, { capture: true, passive: true });
     }
     const soon = () => queueMicrotask(() => { draw(); rest(); });
+    document.addEventListener("pointerdown", grip, { capture: true, passive: true });
+    document.addEventListener("pointermove", dragTo, { capture: true, passive: true });
+    for (const type of ["pointerup", "pointercancel"]) {
+      document.addEventListener(type, () => { state.grip = null; }, { capture: true, passive: true });
+    }
     document.addEventListener("click", pressed, true);
     for (const type of ["input", "change", "click", "keyup", "pointerup"]) document.addEventListener(type, soon, true);
     // React writes a dragged slider's value into its hidden input's attributes; a click on a number input's
