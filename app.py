@@ -1,9 +1,9 @@
-"""PE Lab entry point: `streamlit run app.py`. One st.Page per script in pages/ (ui.rooms lists them)."""
+"""PE Lab entry point: `streamlit run app.py`. One st.Page per script in pages/ (ui.page_registry lists them)."""
 
 import streamlit as st
 
 from ui.garbage import collect_garbage
-from ui.rooms import built_rooms
+from ui.page_registry import built_rooms
 from ui.style import apply_global_style
 
 collect_garbage()  # once per full run, not after every fragment rerun (ui/garbage.py says why and how)

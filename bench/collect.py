@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from ui.garbage import collect_garbage  # noqa: E402
-from ui.rooms import built_rooms  # noqa: E402
+from ui.page_registry import built_rooms  # noqa: E402
 
 
 def after_a_page_run(collect, page: str, repeats: int = 5) -> tuple[float, int]:

@@ -1,7 +1,7 @@
 """Screenshots of every page of the app at 390 x 844 (a phone) and 1400 x 900, for a human to look at:
 docs/screens/<page>-390.png and <page>-1400.png, the first screen of each page, each under 300 kB, and the Fault
-lab's map alone (fault_lab-map-<width>.png). The pages are the home page and every room of ui.rooms (the list the
-navigation reads), so a page added later is taken too.
+lab's map alone (fault_lab-map-<width>.png). The pages are the home page and every room of ui.page_registry (the
+list the navigation reads), so a page added later is taken too.
 
     python bench/screens.py            # starts `streamlit run app.py` (tests/live_server.py), Debian's Chromium
     python bench/screens.py fault_lab  # only these pages
@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tests import live_server  # noqa: E402
-from ui.rooms import built_rooms  # noqa: E402
+from ui.page_registry import built_rooms  # noqa: E402
 
 OUT = ROOT / "docs" / "screens"
 SIZES = {390: {"width": 390, "height": 844}, 1400: {"width": 1400, "height": 900}}

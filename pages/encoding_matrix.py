@@ -8,8 +8,8 @@ import streamlit as st
 from core.explain import encodings
 from core.explain.figures import encoding as figures
 from ui.common import data_section, going_further, next_page_link, page_intro, show_figure
-from ui.entry import use_app_navigation
 from ui.live import control, live_view
+from ui.navigation import use_app_navigation
 
 # The range of each number widget and the options of each choice widget, the one place each is written: the
 # widget and the link check read it. Together they name every key of this page's link.

@@ -10,7 +10,6 @@ from core.lab.vibration import DataError
 from core.safe_text import markdown_text
 from ui.common import data_section as one_download
 from ui.common import page_intro, show_figure
-from ui.entry import use_app_navigation
 from ui.lab import experiment as lab
 from ui.lab.answer import STUDY_ANCHOR, answer_card, shipped_map
 from ui.lab.data import data_section, window_counts
@@ -18,6 +17,7 @@ from ui.lab.keys import JOB_KEY, RESULTS_KEY
 from ui.lab.links import LINK_CHOICES, LINK_NUMBERS
 from ui.lab.results import results_section
 from ui.lab.study import shipped_studies, study_section
+from ui.navigation import use_app_navigation
 
 # links shared before a key was renamed open as they did; a value no widget here can take is dropped and named
 use_app_navigation(link_numbers=LINK_NUMBERS, old_link_keys=URL_ALIASES, link_choices=LINK_CHOICES)

@@ -20,9 +20,9 @@ from core.explain.order_demo import (
 from core.limits import MAX_TEXT_CHARS, BudgetExceeded
 from core.safe_text import markdown_literal
 from ui.common import data_section, going_further, show_figure
-from ui.entry import use_app_navigation
 from ui.live import control, live_view
-from ui.rooms import built_rooms
+from ui.navigation import use_app_navigation
+from ui.page_registry import built_rooms
 
 # The range of each number widget and the options of each choice widget, the one place each is written: the
 # widget and the link check read it. Together they name every key of this page's link.

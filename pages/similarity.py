@@ -9,8 +9,8 @@ import streamlit as st
 from core.explain import attention, encodings, extrapolation, similarity
 from core.explain.figures import similarity as figures
 from ui.common import data_section, going_further, next_page_link, page_intro, show_figure
-from ui.entry import use_app_navigation
 from ui.live import control, live_view
+from ui.navigation import use_app_navigation
 
 POSITIONS = tuple(n for n in encodings.POSITION_CHOICES if 8 <= n <= 1024)
 # The range of each number widget and the options of each choice widget, the one place each is written: the

@@ -11,8 +11,8 @@ from core.explain import attention
 from core.explain.figures import attention as figures
 from core.safe_text import markdown_text
 from ui.common import data_section, going_further, next_page_link, page_intro, show_figure
-from ui.entry import use_app_navigation
 from ui.live import control, live_view
+from ui.navigation import use_app_navigation
 
 SAMPLE_OPTIONS = [500, 1000, 2000, 4000, 8000]
 LENGTH_OPTIONS = [512, 1024, 2048, 4096]

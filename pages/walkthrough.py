@@ -8,8 +8,8 @@ from core.explain import walkthrough as walk
 from core.explain.figures import walkthrough as figures
 from core.safe_text import markdown_literal, markdown_text
 from ui.common import next_page_link, page_intro, show_figure
-from ui.entry import use_app_navigation
 from ui.live import control, live_view
+from ui.navigation import use_app_navigation
 
 # The options of each choice widget, the one place each is written: the widget and the link check read it.
 # Together with the text key they name every key of this page's link.

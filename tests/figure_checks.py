@@ -2,7 +2,7 @@
 runs them on every figure every page draws):
 
 - `page_figures`: every figure the app's pages draw with their defaults, found by running each page of app.py's
-  navigation (ui.rooms) in AppTest, so a page or a figure added later is checked without naming it here.
+  navigation (ui.page_registry) in AppTest, so a page or a figure added later is checked without naming it here.
 - `figure_problems`: what can be read from the figure JSON alone: no axis with more than MAX_TICK_LABELS explicit
   tick labels (tickvals / ticktext), a legend or direct labels (annotations, text) wherever two traces share one
   plot, a title on every axis that draws tick labels (a panel that shares its neighbour's labels may leave both
@@ -25,7 +25,7 @@ import plotly
 from streamlit.testing.v1 import AppTest
 
 from tests import live_server
-from ui.rooms import built_rooms
+from ui.page_registry import built_rooms
 
 ROOT = Path(__file__).resolve().parents[1]
 PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"

@@ -5,10 +5,10 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from ui import rooms
+from ui import page_registry as rooms
 
 ROOT = Path(__file__).resolve().parents[1]
-# the page files are a public contract: written out here, not read from ui.rooms, so a dropped room fails
+# the page files are a public contract: written out here, not read from ui.page_registry, so a dropped room fails
 PAGE_FILES = [
     "pages/home.py",
     "pages/walkthrough.py",

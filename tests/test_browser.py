@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests import live_server
-from ui.rooms import built_rooms
+from ui.page_registry import built_rooms
 
 pytestmark = pytest.mark.slow  # each test drives Chromium against a real server
 
@@ -214,7 +214,7 @@ ROOMS = [
 
 # First in the module on purpose: it needs a server that no session has visited yet, as a hosted app is
 # after it wakes up and the first visitor arrives through a shared link. Streamlit then still treats the
-# pages/ folder as the app (no app.py, no page config, a bare sidebar) unless ui.entry switches that off.
+# pages/ folder as the app (no app.py, no page config, a bare sidebar) unless ui.navigation switches that off.
 def test_shared_link_as_first_visit_goes_through_the_app_navigation(server, browser):
     with _opened(browser, f"{server}/wavelengths?d=64", "The binary-counter analogy", "first_visit", plots=2) as page:
         expect(_slider_values(page, "d")).to_have_text(["64"], timeout=WAIT_MS)

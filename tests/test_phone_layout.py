@@ -19,7 +19,7 @@ from core.explain.figures import encoding, home
 from core.explain.order_demo import for_figure, random_order, shuffle_demo
 from core.plotting import HOUSE_TEMPLATE, PLOT_BACKGROUND, SIGNED_COLORSCALE
 from tests import live_server
-from ui.rooms import built_rooms
+from ui.page_registry import built_rooms
 
 ROOT = Path(__file__).resolve().parents[1]
 PHONE = {"width": 390, "height": 844}
@@ -109,8 +109,8 @@ def _outside(boxes: list[dict], frame: dict, slack: float = 2.0) -> list[str]:
     ]
 
 
-# Every page of the app, from the one list the navigation reads (ui.rooms), so a page added later is covered too:
-# (name, URL path). The home page is app.py's default page.
+# Every page of the app, from the one list the navigation reads (ui.page_registry), so a page added later is covered
+# too: (name, URL path). The home page is app.py's default page.
 PAGES = [("home", ""), *((Path(room.path).stem, Path(room.path).stem) for room in built_rooms())]
 # What a page still gets wrong at 390 px, measured by these tests: an entry is expected to fail, named why, and comes
 # off when its page passes. check -> {page: what was measured}

@@ -8,7 +8,7 @@ import numpy as np
 from PIL import Image
 
 from tests.apptest_utils import ROOT
-from ui.rooms import built_rooms
+from ui.page_registry import built_rooms
 
 sys.path.insert(0, str(ROOT / "bench"))
 import screens  # noqa: E402

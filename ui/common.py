@@ -7,7 +7,7 @@
   `going_further`: the heading under which a page keeps its side topics, after the story.
 Widgets themselves are called directly in the pages with `bind="query-params"` and a short, stable key:
 that key is the URL parameter name, a public contract for shared links. A page writes the range of each number
-widget once, in its LINK_NUMBERS, which the widget and ui.entry.use_app_navigation's link check both read.
+widget once, in its LINK_NUMBERS, which the widget and ui.navigation.use_app_navigation's link check both read.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import streamlit as st
 
 from core.plotting import is_house_style
 from core.safe_text import markdown_literal
-from ui.rooms import ROOT, next_room
+from ui.page_registry import ROOT, next_room
 
 CHART_CONFIG = {"displaylogo": False, "displayModeBar": False}
 _OPEN = threading.local()  # each session's script runs in its own thread: its open sections, innermost last
@@ -108,7 +108,7 @@ def data_section(name: str) -> Iterator[None]:
 
 
 def next_page_link(path: str) -> None:
-    """At the end of an explainer page: a link to the next room in story order (ui.rooms.ROOMS)."""
+    """At the end of an explainer page: a link to the next room in story order (ui.page_registry.ROOMS)."""
     room = next_room(path)
     if room is not None:
         st.divider()

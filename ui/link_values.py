@@ -4,7 +4,7 @@ A widget bound to the URL (bind="query-params") takes its link value when the pa
 value its widget cannot take without a word (a number out of range, an option that is not among the options, a
 toggle that is neither true nor false), and a number it converts to a float that is not finite ("inf", "nan",
 "1e999", a 400-digit number) raises inside a whole-number widget: a traceback for whoever opened the link.
-`drop_unusable_link_values`, which every page runs before its first widget (through ui.entry.use_app_navigation),
+`drop_unusable_link_values`, which every page runs before its first widget (through ui.navigation.use_app_navigation),
 removes such values from the link, so each widget opens at its default (or at the link's other, usable values),
 and tells the visitor in one line which `key=value` it dropped.
 
@@ -20,7 +20,7 @@ and tells the visitor in one line which `key=value` it dropped.
   setting of this page, so it leaves the link and is named too ("not a setting of this page"): a visitor who
   edited or pasted a link learns that the value did nothing, and the address shows only what it shows.
   Values the app itself carried over from the page before are not the visitor's and leave silently first
-  (ui.entry: when the browser moves between pages, Streamlit keeps the previous page's query in the address).
+  (ui.navigation: when the browser moves between pages, Streamlit keeps the previous page's query in the address).
 
 A page whose widget keys were renamed names its old keys (`rename_old_link_keys`, run first): an old shared link
 then opens as it did, its values under the new keys.

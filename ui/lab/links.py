@@ -2,7 +2,7 @@
 that widget is given.
 
 The widgets of ui.lab.data and ui.lab.experiment take their options and bounds from the constants here, and
-pages/fault_lab.py hands LINK_NUMBERS and LINK_CHOICES to ui.entry.use_app_navigation: one source for both, so a
+pages/fault_lab.py hands LINK_NUMBERS and LINK_CHOICES to ui.navigation.use_app_navigation: one source for both, so a
 shared link's value that no widget could take (`?window=999`, `?models=Z`) is dropped and named in one line
 (ui.link_values) instead of being reset without a word. The page names its choices, so it has named every key of
 its link: a bound widget missing here would lose its value from every link ("not a setting of this page"), which
