@@ -90,7 +90,14 @@ def answer_card(shipped: Mapping[str, dict[str, Any]], shipped_map_view: tuple |
                 st.caption(_control_words(study))
         if not lines:
             st.caption("No shipped study could be read on this server; the studies section below says which.")
-        st.caption("Each line is one study's verdict on **B − B-noPE**, the encoding alone, coloured by its word.")
+        caption = "Each line is one study's verdict on **B − B-noPE**, the encoding alone, coloured by its word"
+        if shipped_map_view is not None and shipped_map_view[0]:
+            # the lines are version 2's studies, the map version 3's: say which reading is current where they differ
+            caption += (
+                ": version 2's studies, detailed below. The map above is version 3's (results/study_protocol.md); "
+                "where the two differ, version 3 is the current reading."
+            )
+        st.caption(caption if caption.endswith(".") else caption + ".")
         words, models = st.columns(2)
         with words.expander("What the words mean"):
             verdicts = [f"- {verdict_badge(word)}: {VERDICT_MEANINGS[word]}" for word in VERDICT_COLOURS]
