@@ -52,7 +52,7 @@ def shipped_map() -> tuple[tuple[dict[str, Any], ...], str, tuple[str, ...]]:
 
 
 def map_view(points: tuple[dict[str, Any], ...], sentence: str, missing: tuple[str, ...]) -> None:
-    """The map, its sentence, and which of its files this server lacks (a point appears when its study ships)."""
+    """The map, its sentence, and which of its files are not shipped (a point appears when its study ships)."""
     if points:
         show_figure(
             order_map(points).update_layout(title="Where order has room, and what the encoding does there"),
@@ -64,7 +64,7 @@ def map_view(points: tuple[dict[str, Any], ...], sentence: str, missing: tuple[s
         "x: the order gap, the best accuracy of a model that sees order minus a linear classifier of the spectrum "
         "alone (spectrum-LR), in points: at or below 0 the spectrum alone does as well, so order has no room. "
         "y: B − B-noPE, what the encoding alone does, with its 95 % CI."
-        + (f" Not on this server (no point for them): {', '.join(missing)}." if missing else "")
+        + (f" Not shipped yet, so no point for them: {', '.join(missing)}." if missing else "")
     )
 
 
@@ -90,14 +90,14 @@ def answer_card(shipped: Mapping[str, dict[str, Any]], shipped_map_view: tuple |
                 st.caption(_control_words(study))
         if not lines:
             st.caption("No shipped study could be read on this server; the studies section below says which.")
-        caption = "Each line is one study's verdict on **B − B-noPE**, the encoding alone, coloured by its word"
+        caption = "Each line is one study's verdict on **B − B-noPE**, the encoding alone, coloured by its word."
         if shipped_map_view is not None and shipped_map_view[0]:
             # the lines are version 2's studies, the map version 3's: say which reading is current where they differ
-            caption += (
+            caption = caption[:-1] + (
                 ": version 2's studies, detailed below. The map above is version 3's (results/study_protocol.md); "
                 "where the two differ, version 3 is the current reading."
             )
-        st.caption(caption if caption.endswith(".") else caption + ".")
+        st.caption(caption)
         words, models = st.columns(2)
         with words.expander("What the words mean"):
             verdicts = [f"- {verdict_badge(word)}: {VERDICT_MEANINGS[word]}" for word in VERDICT_COLOURS]
