@@ -2,7 +2,7 @@
 
 Each explainer page keeps its Streamlit widgets (bound to the URL, so links, Back and AppTest work as before) and
 its Plotly figures drawn by the server from core/. `live_view` then mounts one small components-v2 element whose
-JavaScript (kernels.js, engine.js and the page's views/<page>.js, shipped here, nothing fetched) watches those
+JavaScript (kernels.js, axes.js, engine.js and the page's views/<page>.js, shipped here, nothing fetched) watches those
 widgets in the browser and restyles the page's figures while a slider is dragged, a number stepped or a toggle
 clicked, with no server round trip. On release Streamlit sends the value as usual and the server's rerun draws
 the same figures from core/, which stays the source of truth: tests/test_live_kernels.py and
@@ -26,7 +26,7 @@ VIEWS = ("home", "encoding_matrix", "wavelengths", "similarity", "softmax_satura
 
 def module_source() -> str:
     """The component's JavaScript module: the kernels, the engine, every page's view, and the mount function."""
-    parts = [(_HERE / "kernels.js").read_text(encoding="utf-8"), (_HERE / "engine.js").read_text(encoding="utf-8")]
+    parts = [(_HERE / name).read_text(encoding="utf-8") for name in ("kernels.js", "axes.js", "engine.js")]
     parts += [(_HERE / "views" / f"{view}.js").read_text(encoding="utf-8") for view in VIEWS]
     table = ", ".join(f'"{view}": {_js_name(view)}View' for view in VIEWS)
     parts.append(

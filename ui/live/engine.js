@@ -158,6 +158,49 @@ const engine = (() => {
     }
     return table;
   };
+  // While a control moves, a figure's margins hold still: Plotly otherwise measures every tick label again to grow
+  // its margins (automargin), a second layout pass that costs about as much as the redraw itself. The margins the
+  // figure has are written in as fixed numbers with its first change, and given back once the controls rest.
+  const heldMargins = new Map(); // figure's div -> the layout attributes that restore it at rest
+  const holdMargins = (gd) => {
+    const full = gd._fullLayout;
+    if (!state.interacting || heldMargins.has(gd) || !full || !full._size) return {};
+    const layout = gd.layout || {};
+    const margin = layout.margin || {};
+    const restore = {};
+    const hold = {};
+    for (const side of ["l", "r", "t", "b"]) {
+      restore[`margin.${side}`] = margin[side] === undefined ? null : margin[side];
+      hold[`margin.${side}`] = full._size[side];
+    }
+    restore["margin.autoexpand"] = margin.autoexpand === undefined ? null : margin.autoexpand;
+    hold["margin.autoexpand"] = false;
+    for (const name of Object.keys(full).filter((key) => /^[xy]axis\d*$/.test(key))) {
+      const axis = layout[name] || {};
+      restore[`${name}.automargin`] = axis.automargin === undefined ? null : axis.automargin;
+      hold[`${name}.automargin`] = false;
+    }
+    heldMargins.set(gd, restore);
+    return hold;
+  };
+  const releaseMargins = () => {
+    for (const [gd, restore] of [...heldMargins]) {
+      heldMargins.delete(gd);
+      if (gd.isConnected) window.Plotly.relayout(gd, restore);
+    }
+  };
+  // Plotly's three calls, each carrying the held margins with a figure's first change in an interaction
+  const plotly = {
+    restyle: (gd, traceUpdate, traces) => {
+      const hold = holdMargins(gd);
+      return Object.keys(hold).length
+        ? window.Plotly.update(gd, traceUpdate, hold, traces)
+        : window.Plotly.restyle(gd, traceUpdate, traces);
+    },
+    relayout: (gd, layoutUpdate) => window.Plotly.relayout(gd, { ...holdMargins(gd), ...layoutUpdate }),
+    update: (gd, traceUpdate, layoutUpdate, traces) =>
+      window.Plotly.update(gd, traceUpdate, { ...holdMargins(gd), ...layoutUpdate }, traces),
+  };
   const overlays = new Map(); // figure name -> {gd, canvas, exact}
   const axisRange = (values, reversed) => {
     const step = values.length > 1 ? values[1] - values[0] : 1;
@@ -173,18 +216,6 @@ const engine = (() => {
     const same = (a, b) => a === null || b === null || (a.length === b.length && a.every((v, i) => v === b[i]));
     return same(plainList(full.x), plainList(cells.x)) && same(plainList(full.y), plainList(cells.y));
   };
-  // Rewrite a category heatmap's tick labels in the SVG when only their words changed (as many rows and columns,
-  // every category drawn as one tick): true if done. Plotly itself relabels it once the controls rest.
-  const relabel = (gd, full, cells, xa, ya) => {
-    const z = full.z;
-    if (!z || z.length !== cells.z.length || !z[0] || z[0].length !== cells.z[0].length) return false;
-    const axes = [[xa, cells.x], [ya, cells.y]].filter(([, labels]) => labels);
-    const texts = axes.map(([axis]) => [...gd.querySelectorAll(`.${axis._id}tick text`)]);
-    if (axes.some(([, labels], i) => texts[i].length !== labels.length)) return false;
-    // Plotly draws a category axis's ticks in category order, whichever way the axis runs
-    axes.forEach(([, labels], i) => texts[i].forEach((text, j) => { text.textContent = String(labels[j]); }));
-    return true;
-  };
   const paintHeatmap = (name, gd, trace, cells) => {
     const full = gd._fullData[trace];
     const xa = gd._fullLayout[(full.xaxis || "x").replace("x", "xaxis")];
@@ -197,36 +228,25 @@ const engine = (() => {
       canvas.style.cssText = "position:absolute;pointer-events:none;image-rendering:pixelated;";
       const holder = gd.querySelector(".svg-container");
       holder.insertBefore(canvas, holder.children[1] || null);
-      overlay = { gd, canvas, table: colourTable(full.colorscale), reversed: ya.autorange === "reversed", ranges: "" };
+      overlay = { gd, canvas, table: colourTable(full.colorscale), reversed: ya.autorange === "reversed" };
       overlays.set(key, overlay);
     }
     const { z, x, y, zmin, zmax } = cells;
     const numeric = (v) => !v || Array.from(v).every((e) => typeof e === "number");
-    // the same cells under other words (a word typed letter by letter): its tick labels are rewritten in place
-    const relabelled =
-      !overlay.parked && !sameShape(full, cells) && !(numeric(x) && numeric(y)) && relabel(gd, full, cells, xa, ya);
-    if (!relabelled && !overlay.parked && !sameShape(full, cells) && !(numeric(x) && numeric(y))) {
-      overlay.canvas.remove(); // category labels changed (other words): Plotly draws it, once
-      overlays.delete(key);
-      const update = { z: [z] };
-      if (x) update.x = [x];
-      if (y) update.y = [y];
-      window.Plotly.restyle(gd, update, [trace]);
-      return;
-    }
-    if (!relabelled && !overlay.parked && !sameShape(full, cells)) {
-      // the axes must move: Plotly keeps a one-cell stand-in from now on, so moving them stays cheap
-      overlay.parked = true;
-      window.Plotly.restyle(gd, { z: [[[zmin]]], x: [[x[0]]], y: [[y[0]]] }, [trace]);
-    }
-    if (overlay.parked) {
-      const ranges = {
-        [`${xa._name}.range`]: axisRange(x, false),
-        [`${ya._name}.range`]: axisRange(y, overlay.reversed),
-      };
-      const rangeKey = JSON.stringify(ranges);
-      if (rangeKey !== overlay.ranges) window.Plotly.relayout(gd, ranges);
-      overlay.ranges = rangeKey;
+    if (!sameShape(full, cells) || fastAxes.moved(gd)) {
+      // the axes must move (more positions, another word): the canvas keeps the plot area's pixels and fastAxes
+      // labels them for the new cells, a category axis with its words
+      const ranges = {};
+      const labels = {};
+      for (const [axis, values, reversed] of [[xa, x, false], [ya, y, overlay.reversed]]) {
+        const list = values ? Array.from(values) : Array.from({ length: axis === xa ? z[0].length : z.length }, (_, i) => i);
+        if (numeric(list) && axis.type !== "category") ranges[axis._name] = axisRange(list, reversed);
+        else {
+          ranges[axis._name] = reversed ? [list.length - 0.5, -0.5] : [-0.5, list.length - 0.5];
+          labels[axis._name] = list.map(String);
+        }
+      }
+      fastAxes.move(gd, ranges, false, false, labels);
     }
     const canvas = overlay.canvas;
     canvas.style.left = `${xa._offset}px`;
@@ -255,70 +275,166 @@ const engine = (() => {
     }
     canvas.getContext("2d").putImageData(image, 0, 0);
     overlay.exact = () => {
-      if (overlay.parked) {
-        window.Plotly.relayout(gd, {
-          [`${xa._name}.autorange`]: true,
-          [`${ya._name}.autorange`]: overlay.reversed ? "reversed" : true,
-        });
-      }
       const update = { z: [z], zmin: [zmin], zmax: [zmax] };
       if (x) update.x = [x];
       if (y) update.y = [y];
-      window.Plotly.restyle(gd, update, [trace]);
+      window.Plotly.update(gd, update, fastAxes.release(gd), [trace]);
     };
   };
-  // Lines, markers and bars while a control moves: when only their numbers change and their axes stay put, the
-  // points are written straight into the SVG Plotly drew (a path's d, a marker's position, a bar's top), which
-  // costs a millisecond where Plotly's restyle costs tens; the real restyle follows once the controls rest.
   const touched = new Map(); // figure name -> the exact restyle to run at rest
+  const hiddenHere = new Set(); // markers and labels this code hid (Plotly's restyle at rest does not show them again)
   const traceElement = (gd, index) =>
     [...gd.querySelectorAll("g.trace")].find((el) => el.__data__ && el.__data__[0] && el.__data__[0].trace && el.__data__[0].trace.index === index);
-  const withinAxis = (axis, values) => {
-    if (axis.autorange === false || axis.autorange === undefined) return true;
-    const [low, high] = [Math.min(...axis.range), Math.max(...axis.range)];
-    const linear = values.map((v) => axis.c2l(v));
-    return linear.every((v) => v >= low && v <= high);
-  };
-  const directRestyle = (name, gd, update, traces) => {
-    if (!state.interacting || Object.keys(update).some((k) => !["x", "y", "name", "text", "mode", "customdata"].includes(k))) return false;
-    const indices = traces || gd._fullData.map((_, i) => i);
-    const plans = [];
-    for (const [j, index] of indices.entries()) {
-      const full = gd._fullData[index];
-      if (!full || !["scatter", "bar"].includes(full.type) || full.visible !== true) return false;
-      if (update.mode && update.mode[j] !== undefined && update.mode[j] !== full.mode) return false;
-      const x = update.x ? Array.from(update.x[j]) : Array.from(full.x || []);
-      const y = update.y ? Array.from(update.y[j]) : Array.from(full.y || []);
-      const xa = gd._fullLayout[(full.xaxis || "x").replace("x", "xaxis")];
-      const ya = gd._fullLayout[(full.yaxis || "y").replace("y", "yaxis")];
-      // a line alone may change its number of points (its path is rewritten whole); markers and bars may not
-      const linesOnly = full.type === "scatter" && full.mode === "lines";
-      if (x.length !== y.length || (!linesOnly && x.length !== full._length)) return false;
-      if (!withinAxis(xa, x) || !withinAxis(ya, y)) return false;
-      const element = traceElement(gd, index);
-      if (!element) return false;
-      plans.push({ full, x, y, xa, ya, element });
+  // The range an autoranged axis takes for these series, as Plotly's autorange gives it (5 % of the length padded
+  // on each side, none across for lines alone, zero kept for bars and rangemode "tozero"), in the axis's own units
+  // (decades on a log axis); null when no value is finite.
+  const autoRange = (axis, series) => {
+    const log = axis.type === "log";
+    let low = Infinity;
+    let high = -Infinity;
+    let padded = false;
+    for (const { values, pad, zero } of series) {
+      for (const v of values) {
+        const u = log ? (v > 0 ? Math.log10(v) : NaN) : Number(v);
+        if (Number.isFinite(u)) {
+          low = Math.min(low, u);
+          high = Math.max(high, u);
+        }
+      }
+      if (zero && !log) [low, high] = [Math.min(low, 0), Math.max(high, 0)];
+      padded = padded || pad;
     }
-    for (const { full, x, y, xa, ya, element } of plans) {
-      const px = x.map((v) => xa.c2p(v));
-      const py = y.map((v) => ya.c2p(v));
-      if (full.type === "bar") {
-        const base = ya.c2p(0);
-        element.querySelectorAll("g.point > path").forEach((bar, i) => {
-          const match = (bar.getAttribute("d") || "").match(/^M([\d.-]+),[\d.-]+V[\d.-]+H([\d.-]+)V/);
-          if (match && Number.isFinite(py[i])) bar.setAttribute("d", `M${match[1]},${base}V${py[i]}H${match[2]}V${base}Z`);
-        });
+    if (!(low <= high)) return null;
+    if (axis.rangemode === "tozero" && !log) [low, high] = [Math.min(low, 0), Math.max(high, 0)];
+    if (axis.rangemode === "nonnegative" && !log) low = Math.max(low, 0);
+    if (low === high) [low, high] = [low - 1, high + 1];
+    const extra = padded ? ((high - low) * 0.05) / 0.9 : 0;
+    return axis.autorange === "reversed" ? [high + extra, low - extra] : [low - extra, high + extra];
+  };
+  const movesFrom = (shown, range) => {
+    const span = Math.abs(shown[1] - shown[0]) || 1;
+    return Math.abs(range[0] - shown[0]) > 0.005 * span || Math.abs(range[1] - shown[1]) > 0.005 * span;
+  };
+  const DIRECT_KEYS = ["x", "y", "name", "text", "mode", "customdata"];
+  const axisOf = (gd, full, letter) => gd._fullLayout[(full[`${letter}axis`] || letter).replace(letter, `${letter}axis`)];
+  // A trace's attribute as it stands: this update, an earlier one of this interaction, or what Plotly drew.
+  const latest = (gd, name, update, indices) => (index, key) => {
+    const j = indices.indexOf(index);
+    if (j >= 0 && update[key] && update[key][j] !== undefined) return update[key][j];
+    const earlier = touched.get(name);
+    const e = earlier ? earlier.traces.indexOf(index) : -1;
+    if (e >= 0 && earlier.update[key] && earlier.update[key][e] !== undefined) return earlier.update[key][e];
+    return gd._fullData[index][key];
+  };
+  // The traces to draw straight into the SVG (every visible line, marker or bar trace, its latest values), or null
+  // when a named trace is one Plotly must draw (another type, a bar count that changes, markers with none to copy).
+  const planTraces = (gd, indices, valueOf) => {
+    const plans = [];
+    for (const full of gd._fullData) {
+      const named = indices.includes(full.index);
+      const drawable = ["scatter", "bar"].includes(full.type) && full.visible === true && full.orientation !== "h";
+      if (!drawable) {
+        if (named) return null;
         continue;
       }
-      const line = element.querySelector("path.js-line");
-      if (line && (full.mode || "").includes("lines")) {
-        line.setAttribute("d", px.map((v, i) => `${i ? "L" : "M"}${v.toFixed(2)},${py[i].toFixed(2)}`).join(""));
+      const element = traceElement(gd, full.index);
+      const x = Array.from(valueOf(full.index, "x") || []);
+      const y = Array.from(valueOf(full.index, "y") || []);
+      const mode = full.type === "bar" ? "" : String(valueOf(full.index, "mode") || full.mode || "");
+      if (!element || x.length !== y.length) return null;
+      if (full.type === "bar" && x.length !== full._length) return null;
+      if (mode.includes("markers") && x.length && !element.querySelector("g.points > path.point")) return null;
+      if (mode.includes("lines") && x.length && !element.querySelector("path.js-line")) return null;
+      const text = valueOf(full.index, "text");
+      plans.push({ full, named, x, y, mode, text, element, xa: axisOf(gd, full, "x"), ya: axisOf(gd, full, "y") });
+    }
+    return plans;
+  };
+  // Axes that autorange and whose data now needs another range: moved by fastAxes, without Plotly.
+  const moveAxes = (gd, plans) => {
+    const series = new Map(); // axis name -> [{values, pad, zero}]
+    for (const plan of plans) {
+      for (const [axis, values, across] of [[plan.xa, plan.x, true], [plan.ya, plan.y, false]]) {
+        if (!axis.autorange || axis.type === "category" || axis.type === "multicategory") continue;
+        const pad = !across || plan.mode.includes("markers") || plan.mode.includes("text") || plan.full.type === "bar";
+        if (!series.has(axis._name)) series.set(axis._name, []);
+        series.get(axis._name).push({ values, pad, zero: plan.full.type === "bar" && !across });
       }
-      if ((full.mode || "").includes("markers")) {
-        element.querySelectorAll("path.point").forEach((point, i) => {
-          if (Number.isFinite(px[i]) && Number.isFinite(py[i])) point.setAttribute("transform", `translate(${px[i]},${py[i]})`);
-        });
+    }
+    const moves = {};
+    for (const [name, list] of series) {
+      const range = autoRange(gd._fullLayout[name], list);
+      if (range && movesFrom(fastAxes.range(gd, name), range)) moves[name] = range;
+    }
+    if (Object.keys(moves).length) fastAxes.move(gd, moves, true);
+    return new Set(Object.keys(moves));
+  };
+  const pixelsOf = (gd, axis) =>
+    axis.type === "category" || axis.type === "multicategory"
+      ? (v) => axis.c2p(v)
+      : fastAxes.mapper(axis, fastAxes.range(gd, axis._name));
+  const drawTrace = ({ full, x, y, mode, text, element, xa, ya }, gd) => {
+    const toX = pixelsOf(gd, xa);
+    const toY = pixelsOf(gd, ya);
+    const px = x.map(toX);
+    const py = y.map(toY);
+    if (full.type === "bar") {
+      const base = toY(0);
+      element.querySelectorAll("g.point > path").forEach((bar, i) => {
+        const match = (bar.getAttribute("d") || "").match(/^M([\d.-]+),[\d.-]+V[\d.-]+H([\d.-]+)V/);
+        if (match && Number.isFinite(py[i])) bar.setAttribute("d", `M${match[1]},${base}V${py[i]}H${match[2]}V${base}Z`);
+      });
+      return;
+    }
+    const line = element.querySelector("path.js-line");
+    if (line) {
+      let path = "";
+      let pen = "M";
+      px.forEach((v, i) => {
+        if (!Number.isFinite(v) || !Number.isFinite(py[i])) {
+          pen = "M";
+          return;
+        }
+        path += `${pen}${v.toFixed(2)},${py[i].toFixed(2)}`;
+        pen = "L";
+      });
+      line.setAttribute("d", mode.includes("lines") ? path : "");
+    }
+    const group = element.querySelector("g.points");
+    if (group) {
+      const points = [...group.querySelectorAll("path.point")];
+      const wanted = mode.includes("markers") ? px.length : 0;
+      for (let i = points.length; i < wanted; i += 1) points.push(group.appendChild(points[points.length - 1].cloneNode(true)));
+      points.forEach((point, i) => {
+        const shown = i < wanted && Number.isFinite(px[i]) && Number.isFinite(py[i]);
+        point.style.visibility = shown ? "" : "hidden";
+        if (!shown) hiddenHere.add(point);
+        if (shown) point.setAttribute("transform", `translate(${px[i]},${py[i]})`);
+      });
+    }
+    element.querySelectorAll("g.textpoint > text").forEach((label, i) => {
+      const shown = mode.includes("text") && i < px.length && Number.isFinite(px[i]) && Number.isFinite(py[i]);
+      label.style.visibility = shown ? "" : "hidden";
+      if (!shown) {
+        hiddenHere.add(label);
+        return;
       }
+      label.setAttribute("x", px[i]);
+      label.setAttribute("y", py[i]);
+      if (text && text[i] !== undefined && text[i] !== null && label.childNodes.length === 1) label.textContent = String(text[i]);
+    });
+  };
+  // Lines, markers and bars while a control moves: their new numbers are written straight into the SVG Plotly drew
+  // (a path's d, a marker's position, a bar's top, a label's place), which costs a millisecond where Plotly's
+  // restyle costs tens; an axis whose range must follow moves by fastAxes. Plotly's exact restyle follows at rest.
+  const directRestyle = (name, gd, update, traces) => {
+    if (!state.interacting || Object.keys(update).some((k) => !DIRECT_KEYS.includes(k))) return false;
+    const indices = traces || gd._fullData.map((_, i) => i);
+    const plans = planTraces(gd, indices, latest(gd, name, update, indices));
+    if (!plans) return false;
+    const moved = moveAxes(gd, plans);
+    for (const plan of plans) {
+      if (plan.named || moved.has(plan.xa._name) || moved.has(plan.ya._name) || fastAxes.moved(gd)) drawTrace(plan, gd);
     }
     const previous = touched.get(name);
     const merged = previous ? mergeUpdates(previous.update, previous.traces, update, indices) : { update, traces: indices };
@@ -340,12 +456,116 @@ const engine = (() => {
     return { update, traces };
   };
   const settleDirect = () => {
+    for (const element of hiddenHere) element.style.visibility = "";
+    hiddenHere.clear();
     for (const [name, { gd, update, traces }] of [...touched]) {
       touched.delete(name);
-      if (gd.isConnected) window.Plotly.restyle(gd, update, traces);
+      if (gd.isConnected) window.Plotly.update(gd, update, fastAxes.release(gd), traces);
+    }
+    // an axis moved for a figure whose data is already exact (a heatmap's, settled above)
+    for (const gd of fastAxes.figures()) {
+      const layout = fastAxes.release(gd);
+      if (gd.isConnected) window.Plotly.relayout(gd, layout);
     }
   };
 
+  // Figures that switch between whole states (the walkthrough's steps: another matrix, shape, labels and scale):
+  // Plotly redraws such a figure whole, too slow for a frame. So the states a visitor is likely to reach next are
+  // drawn ahead by Plotly, one at a time while the page is idle, into copies of the figure kept hidden over it;
+  // switching to one shows its copy at once, and Plotly's own figure takes that state once the controls rest.
+  const pools = new Map(); // figure name -> {gd, layer, drawn: Map(key -> div), queue: [[key, traceUpdate, layoutUpdate]], shown}
+  const POOL_SIZE = 24;
+  const setPath = (target, path, value) => {
+    const parts = path.split(".");
+    let node = target;
+    for (const part of parts.slice(0, -1)) {
+      if (!node[part] || typeof node[part] !== "object") node[part] = {};
+      node = node[part];
+    }
+    if (value === null || value === undefined) delete node[parts[parts.length - 1]];
+    else node[parts[parts.length - 1]] = value;
+  };
+  // The figure `gd` shows after Plotly.update(gd, traceUpdate, layoutUpdate), as a new figure to draw
+  const figureAfter = (gd, traceUpdate, layoutUpdate) => {
+    const data = JSON.parse(JSON.stringify(gd.data));
+    const layout = JSON.parse(JSON.stringify(gd.layout));
+    // Plotly writes the axis type and range it chose back into the figure's layout: a copy must choose again
+    for (const [key, axis] of Object.entries(layout)) {
+      if (!/^[xy]axis\d*$/.test(key) || !axis || axis.autorange === false) continue;
+      delete axis.type;
+      delete axis.range;
+      if (axis.autorange !== "reversed") axis.autorange = true;
+    }
+    for (const [key, values] of Object.entries(traceUpdate)) data.forEach((trace, i) => setPath(trace, key, values[i % values.length]));
+    for (const [key, value] of Object.entries(layoutUpdate)) setPath(layout, key, value);
+    layout.width = gd._fullLayout.width;
+    layout.height = gd._fullLayout.height;
+    return { data, layout };
+  };
+  const poolFor = (name, gd) => {
+    let pool = pools.get(name);
+    if (pool && pool.gd === gd && pool.layer.isConnected) return pool;
+    if (pool) pool.layer.remove();
+    const host = gd.parentElement;
+    if (getComputedStyle(host).position === "static") host.style.position = "relative";
+    const layer = document.createElement("div");
+    layer.className = "pe-live-pool";
+    layer.style.cssText = `position:absolute;left:${gd.offsetLeft}px;top:${gd.offsetTop}px;pointer-events:none;z-index:2;`;
+    host.appendChild(layer);
+    pool = { gd, layer, drawn: new Map(), queue: [], shown: null };
+    pools.set(name, pool);
+    return pool;
+  };
+  let drawingAhead = false;
+  const drawAhead = () => {
+    if (drawingAhead || !window.Plotly) return;
+    const busy = () => state.interacting || state.grip;
+    const pool = [...pools.values()].find((p) => p.queue.length && p.gd.isConnected);
+    if (!pool) return;
+    if (busy()) {
+      setTimeout(drawAhead, 200); // a copy drawn now would hold up the visitor's next frame
+      return;
+    }
+    const [key, traceUpdate, layoutUpdate] = pool.queue.shift();
+    if (pool.drawn.has(key)) {
+      drawAhead();
+      return;
+    }
+    drawingAhead = true;
+    const { data, layout } = figureAfter(pool.gd, traceUpdate, layoutUpdate);
+    const copy = document.createElement("div");
+    copy.style.cssText = `position:absolute;left:0;top:0;visibility:hidden;background:white;width:${layout.width}px;height:${layout.height}px;`;
+    pool.layer.appendChild(copy);
+    window.Plotly.newPlot(copy, data, layout, { staticPlot: true, displayModeBar: false, responsive: false })
+      .then(() => {
+        pool.drawn.set(key, copy);
+        while (pool.drawn.size > POOL_SIZE) {
+          const [oldest, div] = pool.drawn.entries().next().value;
+          if (div === pool.shown) break;
+          pool.drawn.delete(oldest);
+          window.Plotly.purge(div);
+          div.remove();
+        }
+      })
+      .catch(() => copy.remove())
+      .finally(() => {
+        drawingAhead = false;
+        (window.requestIdleCallback || setTimeout)(drawAhead);
+      });
+  };
+  const hidePools = () => {
+    for (const pool of pools.values()) {
+      if (pool.shown) pool.shown.style.visibility = "hidden";
+      pool.shown = null;
+      pool.exact = null;
+    }
+  };
+  const settlePools = () => {
+    for (const pool of pools.values()) {
+      if (pool.exact && pool.gd.isConnected) pool.exact();
+    }
+    hidePools();
+  };
   const settleHeatmaps = () => {
     for (const [name, overlay] of [...overlays]) {
       overlays.delete(name);
@@ -363,11 +583,16 @@ const engine = (() => {
       if (gd && onScreen(gd)) draw();
       else if (gd) state.pending.set(name, draw);
     },
-    restyle: (name, traceUpdate, traces) =>
+    // `ranges` ({axis name: [from, to]}, a log axis in decades): axes the figure sets itself, not by autorange
+    restyle: (name, traceUpdate, traces, ranges) =>
       apply(name, (gd) => {
+        if (ranges && state.interacting) fastAxes.move(gd, ranges, true, true);
         if (directRestyle(name, gd, traceUpdate, traces)) return;
         touched.delete(name); // Plotly draws it exactly now: an older direct update must not come back at rest
-        window.Plotly.restyle(gd, traceUpdate, traces);
+        const layout = fastAxes.release(gd);
+        for (const [axis, range] of Object.entries(ranges || {})) layout[`${axis}.range`] = range;
+        if (Object.keys(layout).length) plotly.update(gd, traceUpdate, layout, traces);
+        else plotly.restyle(gd, traceUpdate, traces);
       }),
     // cells: {z (rows of values), x (column labels), y (row labels), zmin, zmax}; `trace` the heatmap's index
     heatmap: (name, cells, trace = 0) =>
@@ -379,11 +604,38 @@ const engine = (() => {
               { z: [cells.z], zmin: [cells.zmin], zmax: [cells.zmax], ...(cells.x ? { x: [cells.x] } : {}), ...(cells.y ? { y: [cells.y] } : {}) },
               [trace],
             )),
-    relayout: (name, layoutUpdate) => apply(name, (gd) => window.Plotly.relayout(gd, layoutUpdate)),
+    relayout: (name, layoutUpdate) => apply(name, (gd) => plotly.relayout(gd, layoutUpdate)),
+    // A whole state of the figure (Plotly.update's arguments) under `key`: shown from the states drawn ahead while
+    // a control moves, else drawn by Plotly now.
+    state: (name, key, traceUpdate, layoutUpdate) =>
+      apply(name, (gd) => {
+        const pool = poolFor(name, gd);
+        const copy = pool.drawn.get(key);
+        if (state.interacting && copy) {
+          if (pool.shown && pool.shown !== copy) pool.shown.style.visibility = "hidden";
+          copy.style.visibility = "visible";
+          pool.shown = copy;
+          pool.exact = () => window.Plotly.update(gd, traceUpdate, layoutUpdate);
+          return;
+        }
+        if (pool.shown) pool.shown.style.visibility = "hidden";
+        pool.shown = null;
+        pool.exact = null;
+        touched.delete(name);
+        plotly.update(gd, traceUpdate, layoutUpdate);
+      }),
+    // States of the figure to draw ahead, most likely first: [[key, traceUpdate, layoutUpdate], ...]
+    ahead: (name, states) => {
+      const gd = graph(name);
+      if (!gd || !gd._fullLayout) return;
+      const pool = poolFor(name, gd);
+      pool.queue = states.filter(([key]) => !pool.drawn.has(key));
+      setTimeout(drawAhead, 0);
+    },
     update: (name, traceUpdate, layoutUpdate, traces) =>
       apply(name, (gd) => {
         touched.delete(name);
-        window.Plotly.update(gd, traceUpdate, layoutUpdate, traces);
+        plotly.update(gd, traceUpdate, layoutUpdate, traces);
       }),
     // The figure's title is a line of the page above it (ui.common.show_figure); it follows the figure.
     title: (name, text) => {
@@ -489,8 +741,10 @@ const engine = (() => {
     clearTimeout(restTimer);
     restTimer = setTimeout(() => {
       state.interacting = false;
+      settlePools();
       settleHeatmaps();
       settleDirect();
+      releaseMargins();
     }, 300);
   };
   const install = () => {
@@ -546,18 +800,31 @@ const engine = (() => {
     }
   };
 
+  const readyContext = (current) => ({ ...ctx, values: readValues(current), data: current.data });
   const mount = (name, view, payload) => {
     install();
     state.pending.clear();
     if (!state.interacting) {
       settleHeatmaps();
+      hidePools();
       touched.clear(); // the server's rerun drew these figures exactly
+      heldMargins.clear(); // ... with their own margins
     }
     // The server drew every figure for payload.values: the view starts from there.
-    state.mount = { name, view, controls: payload.controls, data: payload, last: { ...payload.values }, held: {} };
+    // A value a button set (Next) that this rerun confirms stays held until its widget catches up: Streamlit may
+    // mount this view before it renders the widget's new value, and the old one is not the visitor's.
+    const previous = state.mount && state.mount.name === name ? state.mount.held : {};
+    const held = {};
+    for (const [key, hold] of Object.entries(previous)) {
+      if (JSON.stringify(hold.value) === JSON.stringify(payload.values[key])) held[key] = hold;
+    }
+    state.mount = { name, view, controls: payload.controls, data: payload, last: { ...payload.values }, held };
     let tries = 0;
+    let ready = !view.ready;
     const linkWhenDrawn = () => {
       link(state.mount);
+      // the view's work once its figures are drawn (the walkthrough's states drawn ahead)
+      if (!ready && state.mount.view === view && view.ready(readyContext(state.mount))) ready = true;
       tries += 1;
       if (tries < 40) setTimeout(linkWhenDrawn, 250);
     };

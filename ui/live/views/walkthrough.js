@@ -31,17 +31,14 @@ const walkthroughView = (() => {
     return { colorscale: [labels.signed_colorscale], zmin: -limit, zmax: limit };
   };
 
-  const drawStep = (ctx, v) => {
-    const { walk, labels } = ctx.data;
-    const index = Math.max(0, names(ctx.data).indexOf(v.step));
+  // The figure's state at one step, scheme and order: Plotly.update's two arguments
+  const stepState = (data, index, scheme, variant) => {
+    const { walk, labels } = data;
     const step = walk.steps[index];
-    const scheme = v.pe ? v.scheme : "none";
-    const variant = v.shuffle ? "shuffled" : "original";
-    const matrix = (walk.shared[variant][step.name] || walk.schemes[scheme][variant][step.name]);
+    const matrix = walk.shared[variant][step.name] || walk.schemes[scheme][variant][step.name];
     const rows = labels.rows[variant];
     const columns = { dimensions: matrix[0].map((_, j) => j), tokens: rows, vocabulary: labels.vocabulary }[step.columns];
-    ctx.update(
-      "walkthrough_step",
+    return [
       {
         z: [matrix], x: [columns], y: [rows], ...scale(matrix, step.signed, labels), ...cells(matrix, step, labels),
         "colorbar.title.text": step.quantity,
@@ -51,11 +48,39 @@ const walkthroughView = (() => {
         "yaxis.title.text": step.columns === "tokens" ? labels.row_titles.tokens : labels.row_titles.other,
         "xaxis.tickangle": step.columns === "dimensions" ? 0 : -45,
       },
-    );
+    ];
+  };
+  // a state's name in the figure's states drawn ahead: the sentence (both orders) and where in the walk
+  const stateKey = (data, index, scheme, variant) =>
+    `${JSON.stringify(data.walk.words)}|${data.walk.steps[index].name}|${scheme}|${variant}`;
+  const shown = (v) => ({ scheme: v.pe ? v.scheme : "none", variant: v.shuffle ? "shuffled" : "original" });
+
+  const drawStep = (ctx, v) => {
+    const { walk } = ctx.data;
+    const index = Math.max(0, names(ctx.data).indexOf(v.step));
+    const step = walk.steps[index];
+    const { scheme, variant } = shown(v);
+    const [traceUpdate, layoutUpdate] = stepState(ctx.data, index, scheme, variant);
+    ctx.state("walkthrough_step", stateKey(ctx.data, index, scheme, variant), traceUpdate, layoutUpdate);
     ctx.title("walkthrough_step", `${step.title}, ${v.shuffle ? "shuffled" : "as typed"} (${scheme})`);
     setText("live_walk_heading", "h3 [data-heading-text]", `Step ${index + 1} of ${walk.steps.length}: ${step.title}`);
     setText("live_walk_sentence", "p", walk.schemes[scheme].sentences[step.name]);
     setWords(v.shuffle, walk.words[variant]);
+    drawAhead(ctx, v, index);
+  };
+  // What the visitor can reach from here in one move, nearest first: the next and previous steps, the encoding
+  // and the shuffle switched, then the other steps outward.
+  const drawAhead = (ctx, v, index) => {
+    const count = ctx.data.walk.steps.length;
+    const { scheme, variant } = shown(v);
+    const toggledScheme = v.pe ? "none" : v.scheme;
+    const toggledVariant = v.shuffle ? "original" : "shuffled";
+    const wanted = [[index + 1, scheme, variant], [index - 1, scheme, variant], [index, toggledScheme, variant], [index, scheme, toggledVariant]];
+    for (let distance = 2; distance < count; distance += 1) wanted.push([index + distance, scheme, variant], [index - distance, scheme, variant]);
+    const states = wanted
+      .filter(([i]) => i >= 0 && i < count)
+      .map(([i, s, o]) => [stateKey(ctx.data, i, s, o), ...stepState(ctx.data, i, s, o)]);
+    ctx.ahead("walkthrough_step", states);
   };
   // the shuffle's difference and its verdict, where the page shows them (the shuffle was on when it last ran)
   const drawDifference = (ctx, v) => {
@@ -78,6 +103,13 @@ const walkthroughView = (() => {
   };
 
   return {
+    // once the server's figure is drawn: the states one move away, drawn ahead (true when done)
+    ready(ctx) {
+      const gd = ctx.graph("walkthrough_step");
+      if (!gd || !gd._fullLayout) return false;
+      drawAhead(ctx, ctx.values, Math.max(0, names(ctx.data).indexOf(ctx.values.step)));
+      return true;
+    },
     redraw(ctx) {
       const v = ctx.values;
       ctx.when("walkthrough_step", () => drawStep(ctx, v));

@@ -20,8 +20,8 @@ const wavelengthsView = (() => {
         // core.explain.figures.encoding.wavelength_mode
         mode: [lengths.length <= 64 ? "lines+markers" : "lines", "markers+text", "lines+text"],
       };
-      if (ctx.changed.has("base")) ctx.update("wavelengths", traces, { "yaxis.range": [0, Math.log10(ceiling) + 0.6] });
-      else ctx.restyle("wavelengths", traces);
+      // the wavelength axis (log) ends a little above base·2π, as core.explain.figures.encoding draws it
+      ctx.restyle("wavelengths", traces, undefined, ctx.changed.has("base") ? { yaxis: [0, Math.log10(ceiling) + 0.6] } : undefined);
       ctx.title("wavelengths", `Wavelengths, base ${grouped(base, 0)}, d ${d}`);
       ctx.metrics("live_wavelengths", [
         lengths[0].toFixed(4),
