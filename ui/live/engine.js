@@ -55,7 +55,7 @@ const engine = (() => {
     },
     segmented: (root, spec) => {
       const button = root.querySelector("button[aria-checked=true]");
-      return button ? byLabel(spec, button.innerText.trim()) : undefined;
+      return button ? byLabel(spec, button.textContent.trim()) : undefined;
     },
     multiselect: (root, spec) =>
       [...root.querySelectorAll("[data-tag] > span[title]")].map((tag) => byLabel(spec, tag.title)).filter((v) => v !== undefined),
@@ -98,9 +98,21 @@ const engine = (() => {
     const root = figureRoot(name);
     return root ? root.querySelector(".js-plotly-plot") : null;
   };
+  // Whether a figure is on screen, as an IntersectionObserver last reported it: asking the layout instead
+  // (getBoundingClientRect) in the middle of a drag forces the browser to lay the whole page out again, since the
+  // slider that moved has just changed it. A figure not seen before is measured once.
+  const visible = new WeakMap(); // element -> on screen
+  const watcher = new IntersectionObserver((entries) => {
+    for (const entry of entries) visible.set(entry.target, entry.isIntersecting && entry.boundingClientRect.height > 0);
+    flushPending();
+  });
   const onScreen = (element) => {
+    if (visible.has(element)) return visible.get(element);
     const box = element.getBoundingClientRect();
-    return box.bottom > 0 && box.top < window.innerHeight && box.height > 0;
+    const shown = box.bottom > 0 && box.top < window.innerHeight && box.height > 0;
+    visible.set(element, shown);
+    watcher.observe(element);
+    return shown;
   };
 
   // Figures off screen wait: during a drag only what the visitor sees is redrawn, the rest when it scrolls in or

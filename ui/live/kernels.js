@@ -139,7 +139,12 @@ const kernels = (() => {
     );
     return [...new Set(values)].sort((a, b) => a - b);
   };
-  const dot = (a, b) => a.reduce((s, x, i) => s + x * b[i], 0);
+  // summed left to right, as reduce would (a loop: a drag asks for thousands of these)
+  const dot = (a, b) => {
+    let sum = 0;
+    for (let i = 0; i < a.length; i += 1) sum += a[i] * b[i];
+    return sum;
+  };
   const dotProductCurves = (starts, offsets, d, base) => {
     const omega = angularFrequencies(d, base);
     // PE(t)·PE(t+k) summed pair by pair, as numpy's einsum over the interleaved columns

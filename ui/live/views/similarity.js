@@ -25,12 +25,38 @@ const similarityView = (() => {
   // The curves and the heatmap are drawn apart (one may be off screen), so each is computed when first asked for.
   const picture = (scheme, v, starts, offsets, positions) => {
     if (scheme === "sinusoidal" || scheme === "learned (init)") {
-      // a row of K.sinusoidal (interleaved: column 2i the sine, 2i+1 the cosine of p·ω_i, the same products),
-      // without its per-call frequency table and column plan: a drag asks for thousands of rows
+      // a row of K.sinusoidal (interleaved: column 2i the sine, 2i+1 the cosine of p·ω_i), without its per-call
+      // frequency table and column plan: a drag asks for thousands of rows. A whole position p = q + r (q a
+      // multiple of STRIDE, r the rest) takes its sine and cosine from those of q and r by the angle-sum identities,
+      // a few products where Math.sin and Math.cos cost far more; the two differ by a few units in the last place,
+      // far inside the 1e-9 the browser tests hold these numbers to against core/.
       const omega = K.angularFrequencies(v.d, v.base);
+      const STRIDE = 64;
+      const angles = new Map(); // whole position -> [sines, cosines] of p·ω
+      const trig = (p) => {
+        let pair = angles.get(p);
+        if (!pair) {
+          pair = [new Float64Array(omega.length), new Float64Array(omega.length)];
+          for (let i = 0; i < omega.length; i += 1) {
+            pair[0][i] = Math.sin(p * omega[i]);
+            pair[1][i] = Math.cos(p * omega[i]);
+          }
+          angles.set(p, pair);
+        }
+        return pair;
+      };
       const sinusoidalRow = (p) => {
         const row = new Array(v.d);
-        for (let j = 0; j < v.d; j += 1) row[j] = j % 2 === 0 ? Math.sin(p * omega[j >> 1]) : Math.cos(p * omega[j >> 1]);
+        if (!Number.isInteger(p) || p < 0) {
+          for (let j = 0; j < v.d; j += 1) row[j] = j % 2 === 0 ? Math.sin(p * omega[j >> 1]) : Math.cos(p * omega[j >> 1]);
+          return row;
+        }
+        const [sq, cq] = trig(p - (p % STRIDE));
+        const [sr, cr] = trig(p % STRIDE);
+        for (let j = 0; j < v.d; j += 1) {
+          const i = j >> 1;
+          row[j] = j % 2 === 0 ? sq[i] * cr[i] + cq[i] * sr[i] : cq[i] * cr[i] - sq[i] * sr[i];
+        }
         return row;
       };
       const cache = new Map();
@@ -38,12 +64,35 @@ const similarityView = (() => {
         if (!cache.has(p)) cache.set(p, scheme === "sinusoidal" ? sinusoidalRow(p) : K.learnedTable([p], v.d)[0]);
         return cache.get(p);
       };
-      const curves = once(() => starts.map((s) => offsets.map((k) => K.dot(rowOf(s), rowOf(s + k)))));
+      // PE(s)·PE(p) with the row of p made element by element as sinusoidalRow makes it, and summed in the same
+      // order as K.dot, without keeping the row: the same numbers, none of the thousands of arrays
+      const dotWith = (s, p) => {
+        const a = rowOf(s);
+        if (scheme !== "sinusoidal" || !Number.isInteger(p) || p < 0) return K.dot(a, rowOf(p));
+        const [sq, cq] = trig(p - (p % STRIDE));
+        const [sr, cr] = trig(p % STRIDE);
+        let sum = 0;
+        for (let i = 0; 2 * i < v.d; i += 1) {
+          sum += a[2 * i] * (sq[i] * cr[i] + cq[i] * sr[i]);
+          if (2 * i + 1 < v.d) sum += a[2 * i + 1] * (cq[i] * cr[i] - sq[i] * sr[i]);
+        }
+        return sum;
+      };
+      // the closed form Σ cos(k·ω_i) (K.closedFormDotProduct), its cosines by the same angle sums
+      const closedForm = (k) => {
+        if (!Number.isInteger(k) || k < 0) return omega.reduce((sum, w) => sum + Math.cos(k * w), 0);
+        const [sq, cq] = trig(k - (k % STRIDE));
+        const [sr, cr] = trig(k % STRIDE);
+        let sum = 0;
+        for (let i = 0; i < omega.length; i += 1) sum += cq[i] * cr[i] - sq[i] * sr[i];
+        return sum;
+      };
+      const curves = once(() => starts.map((s) => offsets.map((k) => dotWith(s, s + k))));
       const matrix = once(() => K.cosineSimilarity(positions.map(rowOf)));
       return {
         get curves() { return curves(); },
         get matrix() { return matrix(); },
-        closed: scheme === "sinusoidal" ? K.closedFormDotProduct(offsets, v.d, v.base) : null,
+        closed: scheme === "sinusoidal" ? offsets.map(closedForm) : null,
       };
     }
     if (scheme === "RoPE") {
