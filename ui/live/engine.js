@@ -295,6 +295,8 @@ const engine = (() => {
   };
   const touched = new Map(); // figure name -> the exact restyle to run at rest
   const hiddenHere = new Set(); // markers and labels this code hid (Plotly's restyle at rest does not show them again)
+  const addedHere = new Set(); // elements this code drew in place of Plotly's, removed at rest
+  const MANY_BARS = 64;
   const traceElement = (gd, index) =>
     [...gd.querySelectorAll("g.trace")].find((el) => el.__data__ && el.__data__[0] && el.__data__[0].trace && el.__data__[0].trace.index === index);
   // The range an autoranged axis takes for these series, as Plotly's autorange gives it (5 % of the length padded
@@ -392,10 +394,31 @@ const engine = (() => {
     const py = y.map(toY);
     if (full.type === "bar") {
       const base = toY(0);
-      element.querySelectorAll("g.point > path").forEach((bar, i) => {
-        const match = (bar.getAttribute("d") || "").match(/^M([\d.-]+),[\d.-]+V[\d.-]+H([\d.-]+)V/);
-        if (match && Number.isFinite(py[i])) bar.setAttribute("d", `M${match[1]},${base}V${py[i]}H${match[2]}V${base}Z`);
-      });
+      const bars = [...element.querySelectorAll("g.point > path")];
+      const sides = bars.map((bar) => (bar.getAttribute("d") || "").match(/^M([\d.-]+),[\d.-]+V[\d.-]+H([\d.-]+)V/));
+      if (bars.length <= MANY_BARS) {
+        bars.forEach((bar, i) => {
+          if (sides[i] && Number.isFinite(py[i])) bar.setAttribute("d", `M${sides[i][1]},${base}V${py[i]}H${sides[i][2]}V${base}Z`);
+        });
+        return;
+      }
+      // many bars (a 1024-dimension vector): one path for all of them while the control moves, a single write
+      // where a path per bar made the browser lay out a thousand elements each frame
+      let joined = element.querySelector("path.pe-live-bars");
+      if (!joined) {
+        const points = element.querySelector("g.points");
+        joined = document.createElementNS("http://www.w3.org/2000/svg", "path");
+        joined.setAttribute("class", "pe-live-bars");
+        joined.setAttribute("style", bars[0].getAttribute("style") || "");
+        points.parentNode.insertBefore(joined, points);
+        points.style.visibility = "hidden";
+        hiddenHere.add(points);
+        addedHere.add(joined);
+      }
+      joined.setAttribute(
+        "d",
+        sides.map((side, i) => (side && Number.isFinite(py[i]) ? `M${side[1]},${base}V${py[i].toFixed(2)}H${side[2]}V${base}Z` : "")).join(""),
+      );
       return;
     }
     const line = element.querySelector("path.js-line");
@@ -470,6 +493,8 @@ const engine = (() => {
   const settleDirect = () => {
     for (const element of hiddenHere) element.style.visibility = "";
     hiddenHere.clear();
+    for (const element of addedHere) element.remove();
+    addedHere.clear();
     for (const [name, { gd, update, traces }] of [...touched]) {
       touched.delete(name);
       if (gd.isConnected) window.Plotly.update(gd, update, fastAxes.release(gd), traces);
