@@ -387,6 +387,90 @@ const engine = (() => {
     axis.type === "category" || axis.type === "multicategory"
       ? (v) => axis.c2p(v)
       : fastAxes.mapper(axis, fastAxes.range(gd, axis._name));
+  // Many markers (three 1024-dimension vectors): one path holding every marker's symbol, moved to its point, in
+  // place of a path per marker, for the same reason as the bars. The symbol is Plotly's own (its absolute M, L, H,
+  // V, A and Z commands shifted); any other path keeps the marker per element.
+  const symbolAt = (d) => {
+    const commands = [...String(d).matchAll(/([MLHVAZ])([^A-Za-z]*)/g)];
+    if (!commands.length || commands.map((c) => c[0]).join("").length !== String(d).replace(/\s+$/, "").length) return null;
+    // per number: 0 kept, 1 shifted across, 2 shifted up or down (an arc's endpoint is its last two of seven)
+    const roles = { M: [1, 2], L: [1, 2], H: [1], V: [2], A: [0, 0, 0, 0, 0, 1, 2], Z: [] };
+    const parts = commands.map(([, letter, rest]) => {
+      const numbers = rest.split(/[\s,]+/).filter(Boolean).map(Number);
+      const role = roles[letter];
+      return { letter, numbers, shifts: numbers.map((_, i) => role[i % Math.max(1, role.length)] || 0) };
+    });
+    return (x, y) =>
+      parts
+        .map(({ letter, numbers, shifts }) =>
+          letter + numbers.map((v, i) => +(v + (shifts[i] === 1 ? x : shifts[i] === 2 ? y : 0)).toFixed(2)).join(","))
+        .join("");
+  };
+  // Many round markers: painted on a canvas over the subplot (no SVG element to lay out at all)
+  const paintMarkers = (element, group, first, px, py, xa, ya) => {
+    const d = first.getAttribute("d") || "";
+    const circle = d.match(/^M([\d.]+),0A([\d.]+),([\d.]+) 0 1,1 0,-[\d.]+A[\d.]+,[\d.]+ 0 0,1 [\d.]+,0Z$/);
+    const holder = element.closest(".svg-container");
+    if (!circle || !holder) return false;
+    let canvas = element.__peLiveMarkers;
+    if (!canvas || !canvas.isConnected) {
+      canvas = document.createElement("canvas");
+      canvas.className = "pe-live-markers";
+      canvas.style.cssText = "position:absolute;pointer-events:none;";
+      holder.appendChild(canvas);
+      element.__peLiveMarkers = canvas;
+      group.style.visibility = "hidden";
+      hiddenHere.add(group);
+      addedHere.add(canvas);
+    }
+    const ratio = window.devicePixelRatio || 1;
+    const [width, height] = [xa._length, ya._length];
+    Object.assign(canvas.style, { left: `${xa._offset}px`, top: `${ya._offset}px`, width: `${width}px`, height: `${height}px` });
+    if (canvas.width !== Math.round(width * ratio) || canvas.height !== Math.round(height * ratio)) {
+      canvas.width = Math.round(width * ratio);
+      canvas.height = Math.round(height * ratio);
+    }
+    const pen = canvas.getContext("2d");
+    pen.setTransform(ratio, 0, 0, ratio, 0, 0);
+    pen.clearRect(0, 0, width, height);
+    const style = first.style;
+    const radius = Number(circle[1]);
+    pen.fillStyle = style.fill || "black";
+    pen.globalAlpha = Number(style.fillOpacity || style.opacity || 1);
+    pen.beginPath();
+    px.forEach((x, i) => {
+      if (!Number.isFinite(x) || !Number.isFinite(py[i])) return;
+      pen.moveTo(x + radius, py[i]);
+      pen.arc(x, py[i], radius, 0, 2 * Math.PI);
+    });
+    pen.fill();
+    const strokeWidth = parseFloat(style.strokeWidth || "0");
+    if (strokeWidth > 0 && style.stroke && style.stroke !== "none") {
+      pen.globalAlpha = Number(style.strokeOpacity || 1);
+      pen.strokeStyle = style.stroke;
+      pen.lineWidth = strokeWidth;
+      pen.stroke();
+    }
+    return true;
+  };
+  const drawMarkersAsOne = (element, group, px, py, xa, ya) => {
+    const first = group.querySelector("path.point");
+    if (first && paintMarkers(element, group, first, px, py, xa, ya)) return true;
+    const symbol = first && symbolAt(first.getAttribute("d"));
+    if (!symbol) return false;
+    let joined = element.querySelector("path.pe-live-markers");
+    if (!joined) {
+      joined = document.createElementNS("http://www.w3.org/2000/svg", "path");
+      joined.setAttribute("class", "pe-live-markers");
+      joined.setAttribute("style", first.getAttribute("style") || "");
+      group.parentNode.insertBefore(joined, group.nextSibling);
+      group.style.visibility = "hidden";
+      hiddenHere.add(group);
+      addedHere.add(joined);
+    }
+    joined.setAttribute("d", px.map((v, i) => (Number.isFinite(v) && Number.isFinite(py[i]) ? symbol(v, py[i]) : "")).join(""));
+    return true;
+  };
   const drawTrace = ({ full, x, y, mode, text, element, xa, ya }, gd) => {
     const toX = pixelsOf(gd, xa);
     const toY = pixelsOf(gd, ya);
@@ -436,9 +520,11 @@ const engine = (() => {
       line.setAttribute("d", mode.includes("lines") ? path : "");
     }
     const group = element.querySelector("g.points");
-    if (group) {
+    const wantedMarkers = mode.includes("markers") ? px.length : 0;
+    const asOne = group && wantedMarkers > MANY_BARS && drawMarkersAsOne(element, group, px, py, xa, ya);
+    if (group && !asOne) {
       const points = [...group.querySelectorAll("path.point")];
-      const wanted = mode.includes("markers") ? px.length : 0;
+      const wanted = wantedMarkers;
       for (let i = points.length; i < wanted; i += 1) points.push(group.appendChild(points[points.length - 1].cloneNode(true)));
       points.forEach((point, i) => {
         const shown = i < wanted && Number.isFinite(px[i]) && Number.isFinite(py[i]);
