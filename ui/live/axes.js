@@ -50,11 +50,24 @@ const fastAxes = (() => {
   };
   // a log axis's range is in decades: a label at every power of ten the step allows
   const decadeText = (k) => (k >= 4 || k <= -1 ? format(10 ** k, 10 ** k, [10 ** k, 10 ** k]) : String(10 ** k));
+  // plotly's rule: past 0.7 decades a label a rough step, every whole number of decades; else the powers of ten
+  // with 2 and 5 between them ("D2") or every digit ("D1"), the digits labelled alone
   const logTicks = (axis, range) => {
     const [low, high] = [Math.min(...range), Math.max(...range)];
-    const step = Math.max(1, Math.round(niceStep((high - low) / targetCount(axis))));
+    const rough = (high - low) / targetCount(axis);
     const ticks = [];
-    for (let k = Math.ceil(low / step) * step; k <= high + 1e-9 && ticks.length < 60; k += step) ticks.push({ at: k, text: decadeText(k) });
+    if (rough > 0.7 || high - low < 1) {
+      const step = Math.max(1, Math.ceil(rough));
+      for (let k = Math.ceil(low / step) * step; k <= high + 1e-9 && ticks.length < 60; k += step) ticks.push({ at: k, text: decadeText(k) });
+      return ticks;
+    }
+    const digits = rough > 0.3 ? [1, 2, 5] : [1, 2, 3, 4, 5, 6, 7, 8, 9];
+    for (let k = Math.floor(low); k <= Math.ceil(high) && ticks.length < 120; k += 1) {
+      for (const digit of digits) {
+        const at = k + log10(digit);
+        if (at >= low - 1e-9 && at <= high + 1e-9) ticks.push({ at, text: digit === 1 ? decadeText(k) : String(digit) });
+      }
+    }
     return ticks;
   };
   // a category axis: its labels (Plotly's HTML subset unescaped), every one that fits

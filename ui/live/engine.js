@@ -296,6 +296,13 @@ const engine = (() => {
   const touched = new Map(); // figure name -> the exact restyle to run at rest
   const hiddenHere = new Set(); // markers and labels this code hid (Plotly's restyle at rest does not show them again)
   const addedHere = new Set(); // elements this code drew in place of Plotly's, removed at rest
+  // A group of a thousand markers or bars drawn in its place is made transparent, not hidden: visibility is
+  // inherited, so hiding the group would make the browser restyle every element in it, opacity does not.
+  const fadedHere = new Set();
+  const fade = (group) => {
+    group.style.opacity = "0";
+    fadedHere.add(group);
+  };
   const MANY_BARS = 64;
   const traceElement = (gd, index) =>
     [...gd.querySelectorAll("g.trace")].find((el) => el.__data__ && el.__data__[0] && el.__data__[0].trace && el.__data__[0].trace.index === index);
@@ -419,8 +426,7 @@ const engine = (() => {
       canvas.style.cssText = "position:absolute;pointer-events:none;";
       holder.appendChild(canvas);
       element.__peLiveMarkers = canvas;
-      group.style.visibility = "hidden";
-      hiddenHere.add(group);
+      fade(group);
       addedHere.add(canvas);
     }
     const ratio = window.devicePixelRatio || 1;
@@ -464,8 +470,7 @@ const engine = (() => {
       joined.setAttribute("class", "pe-live-markers");
       joined.setAttribute("style", first.getAttribute("style") || "");
       group.parentNode.insertBefore(joined, group.nextSibling);
-      group.style.visibility = "hidden";
-      hiddenHere.add(group);
+      fade(group);
       addedHere.add(joined);
     }
     joined.setAttribute("d", px.map((v, i) => (Number.isFinite(v) && Number.isFinite(py[i]) ? symbol(v, py[i]) : "")).join(""));
@@ -495,8 +500,7 @@ const engine = (() => {
         joined.setAttribute("class", "pe-live-bars");
         joined.setAttribute("style", bars[0].getAttribute("style") || "");
         points.parentNode.insertBefore(joined, points);
-        points.style.visibility = "hidden";
-        hiddenHere.add(points);
+        fade(points);
         addedHere.add(joined);
       }
       joined.setAttribute(
@@ -581,6 +585,8 @@ const engine = (() => {
     hiddenHere.clear();
     for (const element of addedHere) element.remove();
     addedHere.clear();
+    for (const group of fadedHere) group.style.opacity = "";
+    fadedHere.clear();
     for (const [name, { gd, update, traces }] of [...touched]) {
       touched.delete(name);
       if (gd.isConnected) window.Plotly.update(gd, update, fastAxes.release(gd), traces);
