@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.explain import attention, encodings, extrapolation, similarity
+from core.explain import encodings, extrapolation, relative_positions, similarity
 from core.explain.figures import similarity as figures
 from ui.common import data_section, going_further, next_page_link, page_intro, show_figure
 from ui.live import control, live_view
@@ -42,8 +42,8 @@ def picture(scheme: str, n_positions: int, d_model: int, max_offset: int, base: 
 
 @st.cache_data(max_entries=16)
 def rope_shift_error(d_model: int, n_positions: int, shift: int, base: float) -> float:
-    q, k = attention.random_query_key(d_model)
-    return attention.rope_shift_error(q, k, n_positions, shift, base)
+    q, k = relative_positions.random_query_key(d_model)
+    return relative_positions.rope_shift_error(q, k, n_positions, shift, base)
 
 
 def curves_frame(starts: np.ndarray, offsets: np.ndarray, result: similarity.SimilarityPicture) -> pd.DataFrame:
@@ -248,7 +248,7 @@ with going_further():
             help="How many times longer than L the texts to reach are: the curves run out to s·L.",
         )  # fmt: skip
         far = np.arange(int(train_len * scale) + 1)
-        q_vec, k_vec = attention.random_query_key(d_model, seed=0)
+        q_vec, k_vec = relative_positions.random_query_key(d_model, seed=0)
         for name, score in (
             ("RoPE score q·k", lambda m: extrapolation.rope_score(q_vec, k_vec, far, float(base), m, scale)),
             ("Sinusoidal PE(t)·PE(t+k)", lambda m: extrapolation.sinusoidal_score(far, d_model, float(base), m, scale)),

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.explain import attention
+from core.explain import attention, attention_cost
 from core.explain.figures import attention as figures
 from core.safe_text import markdown_text
 from ui.common import data_section, going_further, next_page_link, page_intro, show_figure
@@ -47,7 +47,7 @@ def sharpness_table() -> pd.DataFrame:
 @st.cache_data(max_entries=8)
 def cost_table(longest: int) -> pd.DataFrame:
     lengths = [int(n) for n in 2 ** np.arange(6, int(np.log2(longest)) + 1)]  # 64 .. longest
-    return attention.time_attention(lengths)
+    return attention_cost.time_attention(lengths)
 
 
 def parse_scores(text: str) -> np.ndarray:
@@ -231,7 +231,7 @@ with going_further():
         cost,
         "attention_cost",
     )
-    bert = attention.attention_memory_bytes(512, n_heads=12, n_layers=12, batch=32)
+    bert = attention_cost.attention_memory_bytes(512, n_heads=12, n_layers=12, batch=32)
     st.markdown(
         "Every query meets every key, so one attention call costs time in proportion to n²·d. The explicit path "
         "holds the n×n scores and weights in memory; the fused `scaled_dot_product_attention` (flash attention) "

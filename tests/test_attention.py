@@ -8,7 +8,7 @@ import scipy.special
 import torch
 
 # The classic explanation's numbers for softmax([a, a, 2a])[2] in float64 at a = 1, 10, 100.
-from core.explain import attention, encodings
+from core.explain import attention, attention_cost, encodings, relative_positions
 
 PUBLISHED_Y3 = (0.5761168847658291, 0.9999092083843412, 1.0)
 
@@ -154,10 +154,10 @@ def test_rope_score_unchanged_when_both_positions_shift():
     q, k = rng.standard_normal((2, 64))
     for m, n, shift in [(0, 5, 3), (10, 2, 100), (37, 37, 1000), (3, 900, 12345)]:
         positions = np.array([m, n, m + shift, n + shift])
-        rotated_q = attention.apply_rope(np.tile(q, (4, 1)), positions)
-        rotated_k = attention.apply_rope(np.tile(k, (4, 1)), positions)
+        rotated_q = relative_positions.apply_rope(np.tile(q, (4, 1)), positions)
+        rotated_k = relative_positions.apply_rope(np.tile(k, (4, 1)), positions)
         assert rotated_q[0] @ rotated_k[1] == pytest.approx(rotated_q[2] @ rotated_k[3], abs=1e-9)
-    assert attention.rope_shift_error(q, k, n_positions=50, shift=17) < 1e-9
+    assert relative_positions.rope_shift_error(q, k, n_positions=50, shift=17) < 1e-9
 
 
 def test_apply_rope_is_multiplication_by_a_unit_complex_number():
@@ -165,7 +165,7 @@ def test_apply_rope_is_multiplication_by_a_unit_complex_number():
     rng = np.random.default_rng(8)
     x = rng.standard_normal((5, 16))
     positions = np.array([0, 1, 2, 50, 999])
-    rotated = attention.apply_rope(x, positions, base=500.0)
+    rotated = relative_positions.apply_rope(x, positions, base=500.0)
     as_complex = (x[:, 0::2] + 1j * x[:, 1::2]) * np.exp(
         1j * positions[:, None] * encodings.angular_frequencies(16, 500.0)
     )
@@ -176,10 +176,10 @@ def test_apply_rope_is_multiplication_by_a_unit_complex_number():
 
 
 def test_rope_scores_are_toeplitz_and_equal_the_closed_form():
-    q, k = attention.random_query_key(32, seed=4)
-    scores = attention.rope_scores(q, k, 40)
+    q, k = relative_positions.random_query_key(32, seed=4)
+    scores = relative_positions.rope_scores(q, k, 40)
     offsets = np.arange(-39, 40)
-    closed = attention.rope_score_closed_form(q, k, offsets)
+    closed = relative_positions.rope_score_closed_form(q, k, offsets)
     for offset, value in zip(offsets, closed):
         np.testing.assert_allclose(np.diagonal(scores, offset=offset), value, atol=1e-12)
     assert scores[0, 0] == pytest.approx(q @ k, rel=1e-13)
@@ -187,40 +187,42 @@ def test_rope_scores_are_toeplitz_and_equal_the_closed_form():
 
 def test_rope_rejects_odd_width_and_mismatched_positions():
     with pytest.raises(ValueError, match="even"):
-        attention.apply_rope(np.ones((3, 5)), np.arange(3))
+        relative_positions.apply_rope(np.ones((3, 5)), np.arange(3))
     with pytest.raises(ValueError, match="positions"):
-        attention.apply_rope(np.ones((3, 4)), np.arange(4))
+        relative_positions.apply_rope(np.ones((3, 4)), np.arange(4))
 
 
 # --- ALiBi and complex embeddings ---------------------------------------------------------------------
 
 
 def test_alibi_slopes_are_the_papers_geometric_sequence():
-    np.testing.assert_allclose(attention.alibi_slopes(8), [2.0**-h for h in range(1, 9)], rtol=1e-15)
-    np.testing.assert_allclose(attention.alibi_slopes(16)[:2], [2**-0.5, 2**-1.0], rtol=1e-15)
+    np.testing.assert_allclose(relative_positions.alibi_slopes(8), [2.0**-h for h in range(1, 9)], rtol=1e-15)
+    np.testing.assert_allclose(relative_positions.alibi_slopes(16)[:2], [2**-0.5, 2**-1.0], rtol=1e-15)
     # 12 heads: the 8-head slopes, then every other slope of the 16-head sequence.
     np.testing.assert_allclose(
-        attention.alibi_slopes(12), [*(2.0**-h for h in range(1, 9)), 2**-0.5, 2**-1.5, 2**-2.5, 2**-3.5], rtol=1e-15
+        relative_positions.alibi_slopes(12),
+        [*(2.0**-h for h in range(1, 9)), 2**-0.5, 2**-1.5, 2**-2.5, 2**-3.5],
+        rtol=1e-15,
     )
 
 
 def test_alibi_bias_is_hand_computed():
     np.testing.assert_array_equal(
-        attention.alibi_bias(3, 0.5), [[0.0, -0.5, -1.0], [-0.5, 0.0, -0.5], [-1.0, -0.5, 0.0]]
+        relative_positions.alibi_bias(3, 0.5), [[0.0, -0.5, -1.0], [-0.5, 0.0, -0.5], [-1.0, -0.5, 0.0]]
     )
     with pytest.raises(ValueError, match="slope"):
-        attention.alibi_bias(3, 0.0)
+        relative_positions.alibi_bias(3, 0.0)
 
 
 def test_complex_order_embedding_turns_the_phase_with_position():
     amplitude, frequency, phase = np.array([2.0, 0.5]), np.array([np.pi / 2, 1.0]), np.array([0.0, np.pi])
-    embedding = attention.complex_order_embedding(np.arange(3), amplitude, frequency, phase)
+    embedding = relative_positions.complex_order_embedding(np.arange(3), amplitude, frequency, phase)
     # dimension 0: 2·e^(i·π/2·pos) = 2, 2i, −2
     np.testing.assert_allclose(embedding[:, 0], [2.0, 2.0j, -2.0], atol=1e-15)
     np.testing.assert_allclose(np.abs(embedding), np.tile(amplitude, (3, 1)), rtol=1e-15)
     # ⟨f(t), f(t+k)⟩ = Σ r²·e^(−i·k·ω): the same for every t.
-    amplitude, frequency, phase = attention.random_complex_word(8, seed=1)
-    word = attention.complex_order_embedding(np.arange(60), amplitude, frequency, phase)
+    amplitude, frequency, phase = relative_positions.random_complex_word(8, seed=1)
+    word = relative_positions.complex_order_embedding(np.arange(60), amplitude, frequency, phase)
     products = [np.vdot(word[t + 7], word[t]) for t in range(50)]
     np.testing.assert_allclose(products, (amplitude**2 * np.exp(-7j * frequency)).sum(), atol=1e-12)
 
@@ -230,7 +232,7 @@ def test_complex_order_embedding_turns_the_phase_with_position():
 
 def test_time_attention_reports_times_and_tensor_sizes():
     threads = torch.get_num_threads()
-    table = attention.time_attention([16, 32], d_head=8, repeats=2)
+    table = attention_cost.time_attention([16, 32], d_head=8, repeats=2)
     assert torch.get_num_threads() == threads  # restored
     assert table["n"].tolist() == [16, 32]
     assert (table["explicit_seconds"] > 0).all() and (table["fused_seconds"] > 0).all()
@@ -244,14 +246,14 @@ def test_time_attention_reports_times_and_tensor_sizes():
 
 def test_time_attention_rejects_bad_arguments():
     with pytest.raises(ValueError, match="budget"):
-        attention.time_attention([16], budget_seconds=-1.0)
+        attention_cost.time_attention([16], budget_seconds=-1.0)
     with pytest.raises(ValueError, match="sequence length"):
-        attention.time_attention([0])
+        attention_cost.time_attention([0])
 
 
 def test_attention_memory_of_bert_base_at_512():
     # 12 layers × 12 heads × batch 32 × 512² × 4 bytes = 4.5 GiB exactly.
-    assert attention.attention_memory_bytes(512, n_heads=12, n_layers=12, batch=32) == 4.5 * 2**30
+    assert attention_cost.attention_memory_bytes(512, n_heads=12, n_layers=12, batch=32) == 4.5 * 2**30
 
 
 def test_a_log_axis_is_labelled_every_1_2_5_10_20_50_decades_so_that_at_most_8_ticks_show():

@@ -4,8 +4,8 @@ share of frequency pairs pushed past what training showed."""
 import numpy as np
 import pytest
 
-from core.explain.attention import random_query_key, rope_score_closed_form
 from core.explain.extrapolation import rope_score, scaled_frequencies, sinusoidal_score, unseen_share
+from core.explain.relative_positions import random_query_key, rope_score_closed_form
 
 
 def test_the_three_methods_frequencies_by_hand():

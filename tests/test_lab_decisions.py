@@ -1,6 +1,6 @@
 """The Fault lab's decisions that moved out of ui/ into core, checked against hand-computed values: the shipped
 studies (core.lab.shipped), a study's command line (core.lab.study.command), the wait before a run
-(core.lab.wait), the confusion matrices summed over seeds (core.lab.tables) and the table of a visitor's own
+(core.lab.wait), the confusion matrices summed over seeds (core.lab.report) and the table of a visitor's own
 files read back into a DataSpec (core.lab.files_table)."""
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ from core.lab.cli_args import train_config
 from core.lab.data_spec import DataSpec, FileRef
 from core.lab.files_table import COLUMNS, proposed_table, spec_from_table
 from core.lab.models import ModelConfig
+from core.lab.report import confusion_frame, mean_per_class_f1, summed_confusion
 from core.lab.shipped import SHIPPED_STUDIES, read_shipped_studies, results_dir
 from core.lab.study.cli import build_parser
 from core.lab.study.command import study_command
 from core.lab.study.folds import make_folds
-from core.lab.tables import confusion_frame, mean_per_class_f1, summed_confusion
 from core.lab.training import TrainConfig
 from core.lab.vibration import DataError, Recording, synthetic_bearing_set
 from core.lab.vibration.inspect import inspect_vibration_file, propose

@@ -9,7 +9,15 @@ import json
 import numpy as np
 import pytest
 
-from core.explain import attention, encodings, extrapolation, order_demo, portable_random, similarity
+from core.explain import (
+    attention,
+    encodings,
+    extrapolation,
+    order_demo,
+    portable_random,
+    relative_positions,
+    similarity,
+)
 from tests import live_server
 from ui.live import _HERE as LIVE_DIR
 
@@ -122,19 +130,19 @@ def test_softmax_saturation_and_a_row_of_scores_match(js):
 
 @pytest.mark.parametrize(("d", "base"), [(128, 10_000), (8, 100)])
 def test_rope_complex_words_and_the_scaled_frequencies_match(js, d, base):
-    q, k = attention.random_query_key(d)
+    q, k = relative_positions.random_query_key(d)
     close(js(f"K.randomQueryKey({d}, 0)"), [q, k])
     close(
         js(f"[0, 5, 300].map(p => K.applyRope(K.randomQueryKey({d}, 0)[0], p, {base}))"),
-        attention.apply_rope(np.broadcast_to(q, (3, d)), np.array([0, 5, 300]), base),
+        relative_positions.apply_rope(np.broadcast_to(q, (3, d)), np.array([0, 5, 300]), base),
     )
     offsets = list(range(0, 600, 7))
     close(
         js(f"K.ropeScoreClosedForm(...K.randomQueryKey({d}, 0), {offsets}, K.angularFrequencies({d}, {base}))"),
-        attention.rope_score_closed_form(q, k, offsets, base),
+        relative_positions.rope_score_closed_form(q, k, offsets, base),
     )
     word = js(f"K.randomComplexWord({d // 2}, {base}, 0)")
-    core_word = attention.random_complex_word(d // 2, base, 0)
+    core_word = relative_positions.random_complex_word(d // 2, base, 0)
     close([word["amplitude"], word["frequency"], word["phase"]], core_word)
     for method in extrapolation.METHODS:
         close(

@@ -38,7 +38,7 @@ from core.lab.study.comparisons import (
     primary_comparison,
 )
 from core.lab.study.sweep import sweep_effects
-from core.lab.study.views import decomposition_table
+from core.lab.study.tables import decomposition_table
 from tests.apptest_utils import as_read, open_lab
 from tests.test_reopen import fixture_results
 from ui.lab import keys

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 # --- shift_matrix (core.explain.encodings) --------------------------------------------------------------------
-from core.explain import attention, encodings, similarity
+from core.explain import encodings, relative_positions, similarity
 
 
 @pytest.mark.parametrize("d_model, base", [(2, 10000.0), (16, 100.0), (128, 10000.0), (512, 1e6)])
@@ -127,13 +127,13 @@ def test_learned_table_has_no_structure_yet():
 def test_alibi_picture_is_the_linear_bias_of_head_one():
     picture = similarity.similarity_picture("ALiBi", 5, 8, [0, 2], np.arange(4))
     np.testing.assert_array_equal(picture.curves, [[0, -0.5, -1.0, -1.5]] * 2)
-    np.testing.assert_array_equal(picture.matrix, attention.alibi_bias(5, 0.5))
+    np.testing.assert_array_equal(picture.matrix, relative_positions.alibi_bias(5, 0.5))
 
 
 def test_rope_picture_uses_the_same_query_and_key_as_the_page_metric():
-    q, k = attention.random_query_key(16)
+    q, k = relative_positions.random_query_key(16)
     picture = similarity.similarity_picture("RoPE", 10, 16, [0], np.arange(5))
-    np.testing.assert_allclose(picture.matrix, attention.rope_scores(q, k, 10), atol=1e-12)
+    np.testing.assert_allclose(picture.matrix, relative_positions.rope_scores(q, k, 10), atol=1e-12)
 
 
 def test_similarity_picture_strides_large_matrices():

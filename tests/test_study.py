@@ -206,7 +206,7 @@ def test_tune_lr_picks_each_folds_rate_on_its_validation_block(recordings):
 
 
 def test_the_study_views_read_the_stored_predictions(recordings):
-    from core.lab.study.views import fold_scores, half_widths, per_class, pooled_confusion
+    from core.lab.study.tables import fold_scores, half_widths, per_class, pooled_confusion
 
     study = run_study(tiny_plan(recordings))
     matrices = pooled_confusion(study)

@@ -85,7 +85,7 @@ def test_a_sweep_run_without_its_factor_is_refused_by_the_contract(recordings):
 
 
 def test_the_decomposition_table_and_the_leave_one_out_table_read_the_studys_own_numbers(recordings):
-    from core.lab.study.views import decomposition_table, leave_one_out_table
+    from core.lab.study.tables import decomposition_table, leave_one_out_table
 
     study = run_study(tiny_plan(recordings, models=["A", "B-noPE", "B"], pe_scale_sweep=[]))
     parts = study["decomposition"]

@@ -8,8 +8,8 @@ under three ways of stretching a rotary (or sinusoidal) encoding by a factor s.
     NTK-aware scaling         base -> base * s^(d / (d - 2)) (bloc97, 2023, "NTK-Aware Scaled RoPE"): the high
                               frequencies barely move, the lowest is slowed by s
 
-The RoPE score of a query q and key k at offset D is sum_i a_i cos(D w_i) + b_i sin(D w_i) (core.explain.attention);
-the sinusoidal dot product PE(t).PE(t+D) is sum_i cos(D w_i).
+The RoPE score of a query q and key k at offset D is sum_i a_i cos(D w_i) + b_i sin(D w_i)
+(core.explain.relative_positions); the sinusoidal dot product PE(t).PE(t+D) is sum_i cos(D w_i).
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.explain import attention, encodings
+from core.explain import encodings, relative_positions
 
 SCHEMES = ("sinusoidal", "learned (init)", "RoPE", "ALiBi", "complex (Wang et al.)")
 
@@ -250,12 +250,16 @@ def _rope_picture(inputs: _PictureInputs) -> SimilarityPicture:
     """q_m·k_n for one random (seeded) q and k, rotated to their positions."""
     d_model, needed, positions = inputs.d_model, inputs.needed, inputs.positions
     _check_even(d_model, "RoPE")
-    q, k = attention.random_query_key(d_model, inputs.seed)
-    rotated_q = attention.apply_rope(np.broadcast_to(q, (needed, d_model)), np.arange(needed), inputs.base)  # (n, d)
-    rotated_k = attention.apply_rope(np.broadcast_to(k, (needed, d_model)), np.arange(needed), inputs.base)  # (n, d)
+    q, k = relative_positions.random_query_key(d_model, inputs.seed)
+    rotated_q = relative_positions.apply_rope(
+        np.broadcast_to(q, (needed, d_model)), np.arange(needed), inputs.base
+    )  # (n, d)
+    rotated_k = relative_positions.apply_rope(
+        np.broadcast_to(k, (needed, d_model)), np.arange(needed), inputs.base
+    )  # (n, d)
     curves = np.einsum("skd,skd->sk", rotated_q[inputs.pairs[0]], rotated_k[inputs.pairs[1]])
     matrix = rotated_q[positions] @ rotated_k[positions].T
-    closed_form = attention.rope_score_closed_form(q, k, inputs.offsets, inputs.base)
+    closed_form = relative_positions.rope_score_closed_form(q, k, inputs.offsets, inputs.base)
     return SimilarityPicture(
         inputs.scheme, curves, matrix, positions, "score q_t·k_(t+k)", "score q_m·k_n", closed_form
     )
@@ -263,8 +267,8 @@ def _rope_picture(inputs: _PictureInputs) -> SimilarityPicture:
 
 def _alibi_picture(inputs: _PictureInputs) -> SimilarityPicture:
     """The bias −slope·|m−n| of head 1 of 8 (slope 1/2)."""
-    slope = float(attention.alibi_slopes(8)[0])
-    bias = attention.alibi_bias(inputs.needed, slope)
+    slope = float(relative_positions.alibi_slopes(8)[0])
+    bias = relative_positions.alibi_bias(inputs.needed, slope)
     curves = bias[inputs.pairs[0], inputs.pairs[1]]
     matrix = bias[np.ix_(inputs.positions, inputs.positions)]
     closed_form = -slope * inputs.offsets.astype(np.float64)
@@ -275,8 +279,10 @@ def _alibi_picture(inputs: _PictureInputs) -> SimilarityPicture:
 
 def _complex_picture(inputs: _PictureInputs) -> SimilarityPicture:
     """Re⟨f(t), f(t+k)⟩ of one random (seeded) word, cosine similarity in the matrix."""
-    amplitude, frequency, phase = attention.random_complex_word(inputs.d_model // 2 or 1, inputs.base, inputs.seed)
-    word = attention.complex_order_embedding(np.arange(inputs.needed), amplitude, frequency, phase)  # (n, d/2)
+    amplitude, frequency, phase = relative_positions.random_complex_word(
+        inputs.d_model // 2 or 1, inputs.base, inputs.seed
+    )
+    word = relative_positions.complex_order_embedding(np.arange(inputs.needed), amplitude, frequency, phase)  # (n, d/2)
     curves = np.real(np.einsum("skd,skd->sk", word[inputs.pairs[0]], word[inputs.pairs[1]].conj()))
     matrix = cosine_similarity_matrix(word[inputs.positions])
     closed_form = (amplitude**2 * np.cos(inputs.offsets[:, None] * frequency[None, :])).sum(axis=1)

@@ -6,7 +6,7 @@ sentence's tokens) and one plain sentence (`step_sentence`), which the page and 
 
 The position schemes: "sinusoidal" (core.explain.encodings.sinusoidal added to the embeddings), "learned (random
 init)" (a seeded table drawn as core.explain.encodings.learned_table draws it, added), "RoPE" (nothing added; the
-queries and keys are turned by core.explain.attention.apply_rope) and "none".
+queries and keys are turned by core.explain.relative_positions.apply_rope) and "none".
 
 The point the page makes: without a position signal, the weights of a shuffled sentence are the original weights
 with rows and columns moved with the words (permutation equivariance), equal within IDENTICAL_WITHIN; with one,
@@ -23,9 +23,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from core.explain.attention import apply_rope, softmax
+from core.explain.attention import softmax
 from core.explain.encodings import learned_table, sinusoidal
 from core.explain.order_demo import MAX_TOKENS, parse_tokens, token_vectors
+from core.explain.relative_positions import apply_rope
 
 D_MODEL = 8  # numbers per token: small enough to read every cell of a matrix
 D_K = D_MODEL  # one head: queries and keys as wide as the embeddings

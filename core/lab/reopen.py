@@ -22,7 +22,7 @@ from core.lab.contract import is_int, is_text, read_json, require
 from core.lab.data_spec import DataSpec
 from core.lab.experiment.results import validate_results
 from core.lab.models import MODEL_NAMES, STUDY_MODEL_NAMES
-from core.lab.probes.tables import order_table
+from core.lab.probes.report import order_table
 from core.lab.study.contract import validate_study
 from core.lab.study.migration import MIGRATED, migrate
 from core.lab.training import TrainConfig
@@ -215,7 +215,7 @@ def _study_tables(study: Mapping[str, Any]) -> None:
     from core.explain.encodings import sinusoidal
     from core.lab.probes.position import similarity_by_offset
     from core.lab.study.comparisons import comparisons_table, primary_comparison
-    from core.lab.study.views import fold_scores, half_widths, model_table, paired_frame, per_class, primary_by_metric
+    from core.lab.study.tables import fold_scores, half_widths, model_table, paired_frame, per_class, primary_by_metric
 
     config, comparisons = study["config"], study["comparisons"]
     model_table(study)

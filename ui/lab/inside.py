@@ -17,7 +17,7 @@ from core.lab.figures import inside as figures
 from core.lab.models import ModelConfig, build_model, has_position
 from core.lab.probes.attention import attention_by_offset, attention_weights
 from core.lab.probes.position import cosine_matrix, energy_ratio, learned_table, similarity_by_offset
-from core.lab.probes.tables import order_table
+from core.lab.probes.report import order_table
 from core.lab.vibration import DataError, make_windows
 from core.lab.vibration.windows import WindowSet
 from core.safe_text import markdown_literal

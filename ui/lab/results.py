@@ -18,9 +18,9 @@ from core.lab.data_spec import FILES_SPEC, DataSpec
 from core.lab.experiment.cli import command_line
 from core.lab.figures import fault_lab as figures
 from core.lab.reopen import sentence_markdown
+from core.lab.report import confusion_frame, mean_per_class_f1, summed_confusion
 from core.lab.stats.summary import DEFAULT_MARGIN, PRIMARY_PAIR, REFERENCE_MODEL
 from core.lab.stats.words import rule_caption
-from core.lab.tables import confusion_frame, mean_per_class_f1, summed_confusion
 from core.safe_text import markdown_literal
 from ui.common import data_section, show_figure, show_table
 from ui.lab.data import LoadedData
@@ -114,7 +114,7 @@ def _judged(results: Mapping[str, Any]) -> str:
 
 
 def _figures(results: Mapping[str, Any]) -> None:
-    """The metrics per model, the confusion matrices summed over seeds and the per-class F1 (core.lab.tables)."""
+    """The metrics per model, the confusion matrices summed over seeds and the per-class F1 (core.lab.report)."""
     names = results["class_names"]
     matrices, per_class = summed_confusion(results), mean_per_class_f1(results)
     with data_section("result_figures"):  # one download for the three figures

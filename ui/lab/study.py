@@ -15,7 +15,7 @@ from core.lab.figures import fault_lab as lab_figures
 from core.lab.figures import study as figures
 from core.lab.names import DESIGNS
 from core.lab.reopen import open_saved, sentence_markdown
-from core.lab.report import plural
+from core.lab.report import confusion_frame, plural
 from core.lab.shipped import SHIPPED_STUDIES, STUDY_HEADINGS, read_shipped_studies
 from core.lab.stats import words
 from core.lab.stats.power import STUDY_ADVICE, reaches_bound, too_few_windows
@@ -25,7 +25,7 @@ from core.lab.study.comparisons import primary_comparison
 from core.lab.study.folds import windows_tested_per_fold
 from core.lab.study.runner import StudyPlan
 from core.lab.study.sweep import sweep_effects
-from core.lab.study.views import (
+from core.lab.study.tables import (
     decomposition_table,
     fold_scores,
     half_widths,
@@ -37,7 +37,6 @@ from core.lab.study.views import (
     pooled_confusion,
     primary_by_metric,
 )
-from core.lab.tables import confusion_frame
 from core.lab.vibration import Recording
 from core.lab.wait import Workload, estimate, fold_training_windows, told_wait
 from core.safe_text import markdown_literal, markdown_text

@@ -194,7 +194,7 @@ const kernels = (() => {
     return { pe_start: peStart, shifted, pe_target: peTarget, max_error: maxError };
   };
 
-  // --- core/explain/attention.py -----------------------------------------------------------------------------
+  // --- core/explain/attention.py and relative_positions.py -----------------------------------------------------------------------------
   const softmax = (scores, temperature = 1) => {
     const logits = scores.map((s) => s / temperature);
     const top = Math.max(...logits);

@@ -1,5 +1,5 @@
 """Figures of a study: the equivalence plot, the paired per-run differences, scores per fold, and the CI
-half-width other designs would give. Each takes plain tables (core.lab.study.views) and returns a plotly Figure;
+half-width other designs would give. Each takes plain tables (core.lab.study.tables) and returns a plotly Figure;
 model and fold names (a study may come from a visitor's file) reach it through core.safe_text.plotly_literal."""
 
 from __future__ import annotations

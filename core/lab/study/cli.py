@@ -46,7 +46,7 @@ from core.lab.study.contract import load_study, save_study
 from core.lab.study.folds import windows_tested_per_fold
 from core.lab.study.runner import PROTOCOLS, StudyPlan, reanalyse, run_study
 from core.lab.study.sweep import sweep_effects
-from core.lab.study.views import model_table, order_gap_line
+from core.lab.study.tables import model_table, order_gap_line
 from core.lab.vibration import DataError
 from core.lab.wait import plan_wait_line
 
