@@ -667,6 +667,11 @@ const engine = (() => {
     pool.layer.appendChild(copy);
     window.Plotly.newPlot(copy, data, layout, { staticPlot: true, displayModeBar: false, responsive: false })
       .then(() => {
+        // a copy is not one of the page's figures: anything that finds figures by Plotly's class must not find it
+        // (Plotly's stylesheet stacked its layers by that class: inline styles keep them stacked)
+        copy.classList.remove("js-plotly-plot");
+        copy.classList.add("pe-live-copy");
+        copy.querySelectorAll(".main-svg").forEach((layer) => Object.assign(layer.style, { position: "absolute", top: "0", left: "0" }));
         pool.drawn.set(key, copy);
         while (pool.drawn.size > POOL_SIZE) {
           const [oldest, div] = pool.drawn.entries().next().value;
