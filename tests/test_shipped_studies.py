@@ -147,11 +147,18 @@ def test_the_order_curve_passes_the_curve_validator_and_every_level_ran_protocol
 
 
 @pytest.mark.parametrize("name", V3_STUDIES + CURVES)
-def test_at_least_95_percent_of_a_version_3_files_transformer_runs_converged(name):
+def test_a_version_3_file_meets_the_convergence_target_or_the_protocol_reports_the_miss(name):
+    """Protocol 3's recipe: at least 95 % of a study's Transformer runs converge, and "a study that misses it is
+    reported as missing it, not rerun with other settings". So a miss must be in the protocol's As run section,
+    with its count ("N of M Transformer runs converged"), next to the file's name."""
+    as_run = (ROOT / "results" / "study_protocol.md").read_text(encoding="utf-8").split("## As run", 1)[1]
+    as_run = " ".join(as_run.split("\n# ", 1)[0].split())  # its lines wrap anywhere
     for study in version_3_file(name):
         runs = transformer_runs(study)
         converged = sum(run["converged"] for run in runs)
-        assert converged >= 0.95 * len(runs), f"{converged} of {len(runs)} Transformer runs converged"
+        if converged < 0.95 * len(runs):
+            stated = f"{converged} of {len(runs)} Transformer runs converged"
+            assert name in as_run and stated in as_run, f"{name}: {stated}, below the target and not reported"
 
 
 @pytest.mark.parametrize("name", V3_STUDIES + CURVES)

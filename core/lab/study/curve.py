@@ -39,6 +39,7 @@ from core.lab.contract import read_json, require
 from core.lab.data_spec import DataSpec
 from core.lab.study.contract import validate_study
 from core.lab.study.folds import Fold, make_folds
+from core.lab.study.migration import migrate
 from core.lab.study.runner import reanalyse
 
 CURVE_KIND = "order_curve"
@@ -206,6 +207,11 @@ def load_curve(path: str | Path, models: Sequence[str] = ("B", "B-noPE")) -> dic
     raw = Path(path).read_bytes()
     require(len(raw) <= MAX_CURVE_BYTES, f"{Path(path).name} takes {len(raw):,} bytes, over {MAX_CURVE_BYTES:,}")
     curve = read_json(raw, MAX_EXPANDED_BYTES)
+    # each level's study is a study file: an earlier schema opens through the one migration every file takes
+    if isinstance(curve, dict) and isinstance(curve.get("levels"), list):
+        for level in curve["levels"]:
+            if isinstance(level, dict) and isinstance(level.get("study"), dict):
+                level["study"] = migrate(level["study"])
     validate_curve(curve, models)
     return curve
 
