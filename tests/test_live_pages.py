@@ -130,11 +130,17 @@ def test_pointing_at_a_row_shows_that_position_in_the_vector_and_the_waves(brows
     open_page(page, url, "encoding_matrix?n=128&d=64")
     figure = page.locator(".st-key-fig_encoding_overview .nsewdrag").first
     box = figure.bounding_box()
-    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] * (40.5 / 128))
-    page.wait_for_function(
-        """() => { const title = document.querySelector('.st-key-figtitle_position_vector strong');
-                   return title && title.textContent.includes('pointed at'); }"""
-    )
+    # A visitor's pointer keeps moving; one synthetic move can land before the page has attached its hover
+    # handlers to the figure (it does so once the figure is drawn), so the pointer moves within the row until
+    # the page answers.
+    pointed = """() => { const title = document.querySelector('.st-key-figtitle_position_vector strong');
+                         return Boolean(title && title.textContent.includes('pointed at')); }"""
+    for attempt in range(40):
+        page.mouse.move(box["x"] + box["width"] / 2 + attempt % 3, box["y"] + box["height"] * (40.5 / 128))
+        if page.evaluate(pointed):
+            break
+        page.wait_for_timeout(250)
+    page.wait_for_function(pointed)
     page.wait_for_timeout(800)  # drawn straight into the SVG at once, made Plotly's own once the pointer rests
     title = page.locator(".st-key-figtitle_position_vector strong").inner_text()
     position = int(title.split("PE(")[1].split(")")[0])
