@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from ui.first_paint import new_run
 from ui.garbage import collect_garbage
 from ui.page_registry import built_rooms
 from ui.style import apply_global_style
@@ -16,4 +17,5 @@ sections: dict[str, list[st.Page]] = {
 for room in built_rooms():
     sections.setdefault(room.section, []).append(st.Page(room.path, title=room.title, icon=room.icon))
 
+new_run()
 st.navigation(sections).run()

@@ -26,7 +26,9 @@ from ui.page_registry import built_rooms  # noqa: E402
 
 OUT = ROOT / "docs" / "screens"
 SIZES = {390: {"width": 390, "height": 844}, 1400: {"width": 1400, "height": 900}}
-IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+IDLE = (  # a run has finished and no figure waits for the first one to paint (ui/first_paint.py)
+    '[data-testid="stApp"][data-test-script-state="notRunning"]:not(:has([class*="st-key-deferred_"]))'
+)
 LIMIT_BYTES = 300_000
 WAIT_MS = 120_000
 MAP_FIGURE = "order_map"  # the Fault lab's first figure, also written alone as docs/screens/fault_lab-map-<width>.png

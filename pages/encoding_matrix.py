@@ -8,6 +8,7 @@ import streamlit as st
 from core.explain import encodings
 from core.explain.figures import encoding as figures
 from ui.common import data_section, going_further, next_page_link, page_intro, show_figure
+from ui.first_paint import draw_first_figure_first, draw_now, hold_place
 from ui.live import control, live_view
 from ui.navigation import use_app_navigation
 
@@ -22,6 +23,7 @@ LINK_CHOICES = {
     "dims": list(range(1024)),
 }
 use_app_navigation(LINK_NUMBERS, link_choices=LINK_CHOICES)
+draw_first_figure_first()  # ui/first_paint.py
 
 OVERVIEW_CELLS = 100_000  # beyond this the overview heatmap is strided (≈0.5 MB of figure data)
 ZOOM = 64  # rows and columns of the full-resolution zoom window
@@ -209,20 +211,23 @@ table = criteria_table(d_model, float(base))
 marks = table.assign(
     **{c: table[c].map({True: "yes", False: "no"}) for c in ("unique", "offset_consistent", "bounded")}
 )
-st.dataframe(
-    marks.rename(
-        columns={
-            "offset_consistent": "same offset, same distance",
-            "unique_rows_short": "unique rows (of 64)",
-            "unique_rows_long": "unique rows (of 4096)",
-            "offset_distance_min": "offset-1 distance min",
-            "offset_distance_max": "offset-1 distance max",
-            "range_short": "value range at 64",
-            "range_long": "value range at 4096",
-        }
-    ),
-    hide_index=True,
-)
+if not draw_now("criteria"):  # ui/first_paint.py
+    hold_place("criteria", 250)
+else:
+    st.dataframe(
+        marks.rename(
+            columns={
+                "offset_consistent": "same offset, same distance",
+                "unique_rows_short": "unique rows (of 64)",
+                "unique_rows_long": "unique rows (of 4096)",
+                "offset_distance_min": "offset-1 distance min",
+                "offset_distance_max": "offset-1 distance max",
+                "range_short": "value range at 64",
+                "range_long": "value range at 4096",
+            }
+        ),
+        hide_index=True,
+    )
 st.caption(
     "Binary is unique and bounded, but the jump from 7 (0111) to 8 (1000) is larger than from 8 to 9: one step "
     "is not one distance. A learned table (as initialised, before training) has no structure yet, and no row at "

@@ -20,6 +20,7 @@ from core.explain.order_demo import (
 from core.limits import MAX_TEXT_CHARS, BudgetExceeded
 from core.safe_text import markdown_literal
 from ui.common import data_section, going_further, show_figure
+from ui.first_paint import draw_first_figure_first
 from ui.live import control, live_view
 from ui.navigation import use_app_navigation
 from ui.page_registry import built_rooms
@@ -29,6 +30,7 @@ from ui.page_registry import built_rooms
 LINK_NUMBERS = {"demo_seed": (0, 999)}
 LINK_CHOICES = {"demo_pe": (False, True)}  # a toggle
 use_app_navigation(LINK_NUMBERS, link_text=["demo_tokens"], link_choices=LINK_CHOICES)
+draw_first_figure_first()  # ui/first_paint.py
 
 st.title("PE Lab")
 st.markdown(

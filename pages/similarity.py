@@ -9,6 +9,7 @@ import streamlit as st
 from core.explain import encodings, extrapolation, relative_positions, similarity
 from core.explain.figures import similarity as figures
 from ui.common import data_section, going_further, next_page_link, page_intro, show_figure
+from ui.first_paint import draw_first_figure_first
 from ui.live import control, live_view
 from ui.navigation import use_app_navigation
 
@@ -28,6 +29,7 @@ LINK_CHOICES = {
     "scale": [1, 2, 4, 8, 16],
 }
 use_app_navigation(LINK_NUMBERS, link_choices=LINK_CHOICES)
+draw_first_figure_first()  # ui/first_paint.py
 
 MAX_SIDE = 256  # heatmaps beyond 256 × 256 cells are strided (≈0.35 MB of figure data each)
 

@@ -11,6 +11,7 @@ from core.explain import attention, attention_cost
 from core.explain.figures import attention as figures
 from core.safe_text import markdown_text
 from ui.common import data_section, going_further, next_page_link, page_intro, show_figure
+from ui.first_paint import draw_first_figure_first
 from ui.live import control, live_view
 from ui.navigation import use_app_navigation
 
@@ -26,6 +27,7 @@ LINK_CHOICES = {
     "n": LENGTH_OPTIONS,
 }
 use_app_navigation({}, link_text=["scores"], link_choices=LINK_CHOICES)
+draw_first_figure_first()  # ui/first_paint.py
 
 A_GRID = np.logspace(-2, 3, 251)  # a from 0.01 to 1000
 D_K_GRID = 2 ** np.arange(11)  # 1 .. 1024

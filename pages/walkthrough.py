@@ -8,6 +8,7 @@ from core.explain import walkthrough as walk
 from core.explain.figures import walkthrough as figures
 from core.safe_text import markdown_literal, markdown_text
 from ui.common import next_page_link, page_intro, show_figure
+from ui.first_paint import draw_first_figure_first
 from ui.live import control, live_view
 from ui.navigation import use_app_navigation
 
@@ -15,6 +16,7 @@ from ui.navigation import use_app_navigation
 # Together with the text key they name every key of this page's link.
 LINK_CHOICES = {"step": walk.STEP_NAMES, "pe": (False, True), "shuffle": (False, True), "scheme": walk.SCHEMES}
 use_app_navigation(link_text=["words"], link_choices=LINK_CHOICES)
+draw_first_figure_first()  # ui/first_paint.py
 
 STEPS = {step.name: step for step in walk.STEPS}
 

@@ -8,6 +8,7 @@ import streamlit as st
 from core.explain import encodings
 from core.explain.figures import encoding as figures
 from ui.common import next_page_link, page_intro, show_figure
+from ui.first_paint import draw_first_figure_first
 from ui.live import control, live_view
 from ui.navigation import use_app_navigation
 
@@ -16,6 +17,7 @@ from ui.navigation import use_app_navigation
 LINK_NUMBERS = {"bits": (2, 6)}
 LINK_CHOICES = {"d": encodings.D_MODEL_CHOICES, "base": encodings.PE_BASES}
 use_app_navigation(LINK_NUMBERS, link_choices=LINK_CHOICES)
+draw_first_figure_first()  # ui/first_paint.py
 
 
 page_intro(

@@ -36,7 +36,9 @@ CHROMIUM_FLAGS = [
 # many times slower (with two busy loops beside other work on 2 cores, the Fault lab once took over 60 s to draw);
 # a wait ends as soon as the page is ready, so only a failure pays it in full.
 WAIT_MS = 180_000
-IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+IDLE = (  # a run has finished and no figure waits for the first one to paint (ui/first_paint.py)
+    '[data-testid="stApp"][data-test-script-state="notRunning"]:not(:has([class*="st-key-deferred_"]))'
+)
 # Runs in every document before the app's own scripts: counts the runs it sees start (the app's
 # data-test-script-state entering "running"), so a wait can tell a run that started after an interaction from
 # the one before it. The observer's callback runs after each rendering task, so a short run is counted too.
@@ -56,6 +58,7 @@ RUN_COUNTER = """(() => {
 RUN_FINISHED = """([document_before, runs_before]) => {
     const app = document.querySelector('[data-testid="stApp"]');
     if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
+    if (document.querySelector('[class*="st-key-deferred_"]')) return false;  // ui/first_paint.py
     const runs = window.__peLabRuns ?? 0;
     return window.__peLabDocument === document_before ? runs > runs_before : runs >= 1;
 }"""

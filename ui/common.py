@@ -24,6 +24,7 @@ import streamlit as st
 
 from core.plotting import is_house_style
 from core.safe_text import markdown_literal
+from ui.first_paint import draw_now, hold_place
 from ui.page_registry import ROOT, next_room
 
 CHART_CONFIG = {"displaylogo": False, "displayModeBar": False}
@@ -75,7 +76,10 @@ def show_figure(figure: go.Figure, data: pd.DataFrame, name: str) -> None:
         # Keyed, so a live view (ui/live) can rewrite the title while a control moves.
         st.container(key=f"figtitle_{name}").markdown(f"**{markdown_literal(figure.layout.title.text)}**")
         figure.layout.title.text = None
-    st.plotly_chart(figure, key=f"fig_{name}", config=CHART_CONFIG, theme=None if house else "streamlit")
+    if draw_now(name):
+        st.plotly_chart(figure, key=f"fig_{name}", config=CHART_CONFIG, theme=None if house else "streamlit")
+    else:  # ui/first_paint.py: drawn by the next run, once the page's first figure has painted
+        hold_place(name, int(figure.layout.height or 450))
     if _sections():
         _sections()[-1][name] = data
     else:

@@ -20,6 +20,8 @@ from typing import Any
 
 import streamlit as st
 
+from ui.first_paint import deferred, mark_painted
+
 _HERE = Path(__file__).resolve().parent
 VIEWS = ("home", "encoding_matrix", "wavelengths", "similarity", "softmax_saturation", "walkthrough")
 
@@ -38,6 +40,10 @@ export default function (component) {{
   const container = slot && slot.closest ? slot.closest('[data-testid="stElementContainer"]') : null;
   if (container) container.style.display = "none";
   if (data && VIEWS[data.view]) engine.mount(data.view, VIEWS[data.view], data);
+  // figures this run left out (ui/first_paint.py) are asked for once the first one has painted
+  if (data && data.deferred && data.deferred.length) {{
+    engine.afterFirstPaint(() => component.setTriggerValue("painted", true));
+  }}
 }}
 """
     )
@@ -67,5 +73,5 @@ def live_view(view: str, controls: Mapping[str, dict[str, Any]], values: Mapping
     each had in this run (the figures the server drew), `constants` anything else the view needs (JSON)."""
     if view not in VIEWS:
         raise ValueError(f"no live view {view!r}; the views are {VIEWS}")
-    payload = {"view": view, "controls": dict(controls), "values": dict(values), **constants}
-    _live_component(key=f"live_view_{view}", data=payload, height=0)
+    payload = {"view": view, "controls": dict(controls), "values": dict(values), "deferred": deferred(), **constants}
+    _live_component(key=f"live_view_{view}", data=payload, height=0, on_painted_change=mark_painted)

@@ -966,5 +966,23 @@ const engine = (() => {
     draw(); // a value the visitor moved while the server was busy
   };
 
-  return { mount, state, readers };
+  // Calls `ask` once a Plotly figure has painted (two frames after it is in the page), or after a few seconds
+  // whatever happens, so that figures held back for the first one (ui/first_paint.py) never wait for good.
+  const afterFirstPaint = (ask) => {
+    let asked = false;
+    const painted = () => document.querySelector(".js-plotly-plot .main-svg");
+    const once = () => {
+      if (asked) return;
+      asked = true;
+      observer.disconnect();
+      clearTimeout(timer);
+      requestAnimationFrame(() => requestAnimationFrame(ask));
+    };
+    const observer = new MutationObserver(() => { if (painted()) once(); });
+    const timer = setTimeout(once, 5000);
+    if (painted()) once();
+    else observer.observe(document.body, { childList: true, subtree: true });
+  };
+
+  return { mount, state, readers, afterFirstPaint };
 })();
