@@ -106,12 +106,26 @@ const engine = (() => {
     for (const entry of entries) visible.set(entry.target, entry.isIntersecting && entry.boundingClientRect.height > 0);
     flushPending();
   });
+  // Every figure is watched as soon as it is drawn, so that the first redraw of a drag finds its answer waiting
+  // instead of measuring (which cost the first redraw a layout of the whole page).
+  const watchFigures = () => {
+    for (const gd of document.querySelectorAll("[class*='st-key-fig_'] .js-plotly-plot")) {
+      if (!watched.has(gd)) {
+        watched.add(gd);
+        watcher.observe(gd);
+      }
+    }
+  };
+  const watched = new WeakSet();
   const onScreen = (element) => {
     if (visible.has(element)) return visible.get(element);
     const box = element.getBoundingClientRect();
     const shown = box.bottom > 0 && box.top < window.innerHeight && box.height > 0;
     visible.set(element, shown);
-    watcher.observe(element);
+    if (!watched.has(element)) {
+      watched.add(element);
+      watcher.observe(element);
+    }
     return shown;
   };
 
@@ -957,6 +971,7 @@ const engine = (() => {
     let ready = !view.ready;
     const linkWhenDrawn = () => {
       link(state.mount);
+      watchFigures();
       // the view's work once its figures are drawn (the walkthrough's states drawn ahead)
       if (!ready && state.mount.view === view && view.ready(readyContext(state.mount))) ready = true;
       tries += 1;
@@ -964,6 +979,11 @@ const engine = (() => {
     };
     linkWhenDrawn();
     draw(); // a value the visitor moved while the server was busy
+    if (view.warm) {
+      (window.requestIdleCallback || setTimeout)(() => {
+        if (state.mount && state.mount.view === view) view.warm(readyContext(state.mount));
+      });
+    }
   };
 
   // Calls `ask` once a Plotly figure has painted (two frames after it is in the page), or after a few seconds

@@ -12,12 +12,14 @@ const similarityView = (() => {
     return () => (value === undefined ? (value = compute()) : value);
   };
 
-  // core.explain.similarity.coincidence_note
+  // core.explain.similarity.coincidence_note, in loops (a drag asks for it at every frame)
   const coincidenceNote = (curves, closedForm) => {
-    const size = Math.max(1, ...curves.flat().map(Math.abs));
+    let size = 1;
+    for (const row of curves) for (const value of row) size = Math.max(size, Math.abs(value));
     if (curves.length < 2 || K.spreadAcrossStarts(curves) > ROUNDING * size) return "";
     const starts = `the ${curves.length} starts give one curve`;
-    const gap = closedForm ? Math.max(...curves.flatMap((row) => row.map((v, j) => Math.abs(v - closedForm[j])))) : Infinity;
+    let gap = closedForm ? 0 : Infinity;
+    if (closedForm) for (const row of curves) for (let j = 0; j < row.length; j += 1) gap = Math.max(gap, Math.abs(row[j] - closedForm[j]));
     return gap <= ROUNDING * size ? `${starts} and the closed form, equal up to rounding` : `${starts}, equal up to rounding`;
   };
 
@@ -46,7 +48,7 @@ const similarityView = (() => {
         return pair;
       };
       const sinusoidalRow = (p) => {
-        const row = new Array(v.d);
+        const row = new Float64Array(v.d);
         if (!Number.isInteger(p) || p < 0) {
           for (let j = 0; j < v.d; j += 1) row[j] = j % 2 === 0 ? Math.sin(p * omega[j >> 1]) : Math.cos(p * omega[j >> 1]);
           return row;
@@ -64,19 +66,32 @@ const similarityView = (() => {
         if (!cache.has(p)) cache.set(p, scheme === "sinusoidal" ? sinusoidalRow(p) : K.learnedTable([p], v.d)[0]);
         return cache.get(p);
       };
-      // PE(s)·PE(p) with the row of p made element by element as sinusoidalRow makes it, and summed in the same
-      // order as K.dot, without keeping the row: the same numbers, none of the thousands of arrays
-      const dotWith = (s, p) => {
+      // PE(s)·PE(p) for every offset of one start, without making the row of p: with p = q + r as above,
+      // PE(s)·PE(p) = Σ_i cos(r·ω_i)·U_i + sin(r·ω_i)·W_i, where U_i = a_2i·sin(qω_i) + a_2i+1·cos(qω_i) and
+      // W_i = a_2i·cos(qω_i) − a_2i+1·sin(qω_i) (a = PE(s)) hold for a whole block of STRIDE offsets: two products
+      // a pair instead of six. Rounding differs from core's sums in the last places, far inside the 1e-9.
+      const curveOf = (s) => {
         const a = rowOf(s);
-        if (scheme !== "sinusoidal" || !Number.isInteger(p) || p < 0) return K.dot(a, rowOf(p));
-        const [sq, cq] = trig(p - (p % STRIDE));
-        const [sr, cr] = trig(p % STRIDE);
-        let sum = 0;
-        for (let i = 0; 2 * i < v.d; i += 1) {
-          sum += a[2 * i] * (sq[i] * cr[i] + cq[i] * sr[i]);
-          if (2 * i + 1 < v.d) sum += a[2 * i + 1] * (cq[i] * cr[i] - sq[i] * sr[i]);
-        }
-        return sum;
+        const half = omega.length;
+        const u = new Float64Array(half);
+        const w = new Float64Array(half);
+        let block = -1;
+        return offsets.map((k) => {
+          const p = s + k;
+          if (scheme !== "sinusoidal" || !Number.isInteger(p) || p < 0) return K.dot(a, rowOf(p));
+          if (p - (p % STRIDE) !== block) {
+            block = p - (p % STRIDE);
+            const [sq, cq] = trig(block);
+            for (let i = 0; i < half; i += 1) {
+              u[i] = a[2 * i] * sq[i] + a[2 * i + 1] * cq[i];
+              w[i] = a[2 * i] * cq[i] - a[2 * i + 1] * sq[i];
+            }
+          }
+          const [sr, cr] = trig(p % STRIDE);
+          let sum = 0;
+          for (let i = 0; i < half; i += 1) sum += cr[i] * u[i] + sr[i] * w[i];
+          return sum;
+        });
       };
       // the closed form Σ cos(k·ω_i) (K.closedFormDotProduct), its cosines by the same angle sums
       const closedForm = (k) => {
@@ -87,7 +102,7 @@ const similarityView = (() => {
         for (let i = 0; i < omega.length; i += 1) sum += cq[i] * cr[i] - sq[i] * sr[i];
         return sum;
       };
-      const curves = once(() => starts.map((s) => offsets.map((k) => dotWith(s, s + k))));
+      const curves = once(() => starts.map(curveOf));
       const matrix = once(() => K.cosineSimilarity(positions.map(rowOf)));
       return {
         get curves() { return curves(); },
@@ -160,6 +175,16 @@ const similarityView = (() => {
 
   const CURVE_KEYS = ["d", "base", "n", "kmax"];
   return {
+    // Once the page rests: the curves and the rotation check for the values shown, results unused, so that the code
+    // a drag runs is already compiled (its first redraw otherwise ran several times slower).
+    warm(ctx) {
+      const v = ctx.values;
+      const offsets = K.range(0, v.kmax + 1);
+      const positions = K.range(0, v.n, K.heatmapStride(v.n, ctx.data.max_side));
+      const sinusoidal = picture("sinusoidal", v, K.curveStarts(v.n), offsets, positions);
+      coincidenceNote(sinusoidal.curves, sinusoidal.closed);
+      K.shiftCheck(v.t, v.k, v.d, v.base);
+    },
     redraw(ctx) {
       const v = ctx.values;
       const starts = K.curveStarts(v.n);
