@@ -63,7 +63,7 @@ def test_a_shipped_study_that_is_missing_or_refused_is_left_out_and_the_others_k
     (tmp_path / first).write_bytes(b"{not json")  # refused by core.lab.reopen; the others are missing
     studies = read_shipped_studies(tmp_path)
     assert list(studies) == [SHIPPED_STUDIES[second]]
-    study = studies["CWRU bearings at 0 HP, each recording cut in time (5 folds, 3 cuttings)"]
+    study = studies["CWRU bearings at 0 HP, each recording cut in time (5 folds, 3 repeats)"]
     primary = study["comparisons"][0]
     assert study["kind"] == "study" and (primary["a"], primary["b"], primary["primary"]) == ("B-noPE", "B", True)
 

@@ -19,7 +19,7 @@ from core.lab.study.map import map_points, map_sentence
 SHIPPED_STUDIES: Mapping[str, str] = MappingProxyType(
     {
         "study_order_control.json": "Positive control: the class lives only in where each patch sits",
-        "study_cwru_0hp_time-cv.json.gz": "CWRU bearings at 0 HP, each recording cut in time (5 folds, 3 cuttings)",
+        "study_cwru_0hp_time-cv.json.gz": "CWRU bearings at 0 HP, each recording cut in time (5 folds, 3 repeats)",
         "study_spectraquest_load-out.json": "Second rig: SpectraQuest gearbox, tested at a load never trained on",
         "study_cwru_load-out.json.gz": "CWRU, tested at a motor load the models never saw",
         "study_cwru_fault-size.json": "CWRU, tested on a fault size the models never saw",

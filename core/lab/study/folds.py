@@ -186,7 +186,7 @@ def time_cv_folds(
     build: Callable[..., Any] = _fold,
     validation: str = "block",
 ) -> list[Fold]:
-    """K folds of contiguous time blocks of every recording, for each of `repeats` cuttings (see the module
+    """K folds of contiguous time blocks of every recording, for each of `repeats` repeats (see the module
     docstring): repeat r's folds follow repeat r - 1's, each Fold carrying its repeat. `validation`: the next
     block ("block", protocol 2) or slices of every training block ("slices", protocol 3)."""
     if k < 3:
@@ -372,7 +372,7 @@ def make_folds(
     train_loads: Sequence[int] | None = None,
     test_loads: Sequence[int] | None = None,
 ) -> list[Fold]:
-    """The folds of a study of this `design` (one of DESIGNS); `k` folds for time-cv, each of `repeats` cuttings
+    """The folds of a study of this `design` (one of DESIGNS); `k` folds for time-cv, each of `repeats` repeats
     (load-out and fault-size: their one fixed set of folds, whatever the repeats; see the module docstring).
     `build` makes each fold from its window starts per role (the Fold with its windows by default);
     `validation` is "block" (protocol 2) or "slices" (protocol 3, core.lab.study.validation); `train_loads` and

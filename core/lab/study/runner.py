@@ -58,7 +58,7 @@ NUMBER_WORDS = dict(enumerate("one two three four five six seven eight nine ten"
 
 @dataclass
 class StudyPlan:
-    """What a study runs: the data, the design and its folds (`repeats` cuttings of them for time-cv), the
+    """What a study runs: the data, the design and its folds (`repeats` repeats of them for time-cv), the
     models and seeds, one training config. `split` is the old name of `design`, still accepted."""
 
     recordings: Sequence[Recording] | Callable[[], Sequence[Recording]]
@@ -76,7 +76,7 @@ class StudyPlan:
     data_settings: dict[str, Any] = field(default_factory=dict)
     command: str = ""
     tune_lr: bool = False  # choose each (repeat, fold, model)'s rate among LR_GRID on the fold's validation block
-    repeats: int = 1  # time-cv: cuttings with other block boundaries (core.lab.study.folds); others run one
+    repeats: int = 1  # time-cv: repeats with other block boundaries (core.lab.study.folds); others run one
     checkpoint: str | Path | None = None  # a JSON-lines file of finished runs: a restarted study resumes from it
     backend: str = "local"  # or "ray" (core.lab.backends): the numbers do not change
     ray_address: str = "auto"
