@@ -1,5 +1,5 @@
-"""Figure conventions both products share: one palette, one signed colour scale, one readable house style, and
-visitor text made safe for labels.
+"""Figure conventions both products share: one palette, one signed colour scale, one readable house style,
+visitor text made safe for labels, and labels of scattered points placed where they meet nothing else.
 
 The house style (HOUSE_TEMPLATE) is the one place the figures' text colours are set: axis, tick, title and
 legend text in the app's text colour on the app's background (.streamlit/config.toml), 14.1:1 against the page
@@ -79,3 +79,59 @@ def standard_layout(figure: go.Figure, title: str, height: int = 380) -> go.Figu
 def is_house_style(figure: go.Figure) -> bool:
     """Whether `figure` carries the house template (Streamlit's own chart theme must then stay off)."""
     return figure.layout.template.layout.paper_bgcolor == BACKGROUND
+
+
+# Where a point's label may go, in order of preference, as (Plotly textposition, x and y of the label's centre
+# relative to the marker in label widths and heights): the first that meets no other label or marker is taken.
+LABEL_PLACES = (
+    ("top center", 0.0, 0.9),
+    ("bottom center", 0.0, -0.9),
+    ("middle right", 0.55, 0.0),
+    ("middle left", -0.55, 0.0),
+    ("top right", 0.5, 0.9),
+    ("top left", -0.5, 0.9),
+    ("bottom right", 0.5, -0.9),
+    ("bottom left", -0.5, -0.9),
+)
+PLOT_PIXELS = (820.0, 330.0)  # the map's plot area on a wide screen (the README's picture), width and height
+CHARACTER_PIXELS, LINE_PIXELS = 6.6, 15.0  # Plotly's 12-px sans serif: a character's mean width, a line
+
+
+def label_places(
+    points: Sequence[tuple[float, float, str, Sequence[float]]], x_range: Sequence[float], y_range: Sequence[float]
+) -> list[str]:
+    """A textposition for each (x, y, label, (low, high) of its error bar), so that labels meet neither each
+    other nor a marker or an error bar where that can be done: each label takes the first place of LABEL_PLACES
+    that is free on a plot of PLOT_PIXELS, else the one that overlaps least. Points are placed from the top down."""
+    width, height = PLOT_PIXELS
+
+    def pixel(x: float, y: float) -> tuple[float, float]:
+        return (x - x_range[0]) / (x_range[1] - x_range[0]) * width, (y - y_range[0]) / (
+            y_range[1] - y_range[0]
+        ) * height
+
+    to_pixels = [pixel(x, y) for x, y, _, _ in points]
+    taken = [(px - 6, py - 6, px + 6, py + 6) for px, py in to_pixels]  # every marker, 12 px across
+    for (px, _), (x, _, _, (low, high)) in zip(to_pixels, points):  # every error bar, its caps 8 px wide
+        taken.append((px - 4, pixel(x, low)[1], px + 4, pixel(x, high)[1]))
+
+    def overlap(box, other) -> float:
+        return max(0.0, min(box[2], other[2]) - max(box[0], other[0])) * max(
+            0.0, min(box[3], other[3]) - max(box[1], other[1])
+        )
+
+    places = [""] * len(points)
+    for i in sorted(range(len(points)), key=lambda i: -points[i][1]):
+        px, py = to_pixels[i]
+        w, h = CHARACTER_PIXELS * len(points[i][2]) + 4, LINE_PIXELS
+        options = []
+        for name, dx, dy in LABEL_PLACES:
+            cx, cy = px + dx * w + (6 if dx > 0 else -6 if dx < 0 else 0), py + dy * h
+            box = (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
+            outside = max(0.0, -box[0]) + max(0.0, box[2] - width)
+            others = [t for j, t in enumerate(taken) if j != i]  # its own error bar counts, its marker not
+            options.append((sum(overlap(box, t) for t in others) + outside * h, name, box))
+        cost, name, box = min(options, key=lambda option: option[0])  # min keeps the first of equal costs
+        places[i] = name
+        taken.append(box)
+    return places

@@ -9,6 +9,7 @@ import pytest
 
 from core.lab.figures.study import order_map
 from core.lab.study.map import NO_POINTS, map_points, map_sentence, study_label
+from core.plotting import label_places
 from tests.figure_checks import figure_problems
 from tests.study_helpers import curve_stub, study_stub
 
@@ -138,3 +139,15 @@ def test_the_maps_axes_hold_both_zero_lines_every_interval_and_room_for_the_labe
     assert x_low <= x - 1.0 and x_high >= 1.0  # a point of free space past the point and past x = 0
     assert y_low <= y - point.error_y.arrayminus[0] - 1.0 and y_high >= max(0.0, y + point.error_y.array[0]) + 1.0
     assert point.cliponaxis is False
+
+
+def test_labels_of_points_that_would_collide_take_other_places():
+    # two points on one spot (plot 0..10 by 0..10): the first keeps the preferred place, the second takes the next
+    # free one; a point at the right edge does not put its label past the plot
+    here = [(5.0, 5.0, "first", (5.0, 5.0)), (5.0, 5.0, "second", (5.0, 5.0))]
+    assert label_places(here, (0, 10), (0, 10)) == ["top center", "bottom center"]
+    (edge,) = label_places([(10.0, 5.0, "a long label at the edge", (5.0, 5.0))], (0, 10), (0, 10))
+    assert edge == "middle left"
+    # a point whose error bar runs far above and below it: its label goes beside the bar, not on it
+    (barred,) = label_places([(5.0, 5.0, "wide bar", (0.0, 10.0))], (0, 10), (0, 10))
+    assert barred == "middle right"

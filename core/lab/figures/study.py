@@ -11,7 +11,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from core.lab.report import plural
-from core.plotting import PALETTE, labels
+from core.plotting import PALETTE, label_places, labels
 from core.plotting import standard_layout as _layout
 from core.safe_text import plotly_literal
 
@@ -122,6 +122,11 @@ def order_map(points: Sequence[Mapping[str, Any]]) -> go.Figure:
     figure = go.Figure()
     figure.add_hline(y=0, line_color="#7f7f7f", line_dash="dot")
     figure.add_vline(x=0, line_color="#7f7f7f", line_dash="dot")
+    x_range = _padded([p["x"] for p in points] + [0.0], 0.25)
+    ends = [end for p in points for end in (p["ci95"] or [p["y"], p["y"]])]
+    y_range = _padded(ends + [0.0], 0.1)
+    spans = [(p["x"], p["y"], p["label"], p["ci95"] or [p["y"], p["y"]]) for p in points]
+    places = dict(zip(map(id, points), label_places(spans, x_range, y_range)))
     for i, (kind, name) in enumerate(MAP_TRACES):
         rows = [p for p in points if p["kind"] == kind]
         if not rows:
@@ -142,7 +147,7 @@ def order_map(points: Sequence[Mapping[str, Any]]) -> go.Figure:
                     color=PALETTE[i],
                 ),
                 text=labels(p["label"] for p in rows),
-                textposition="top center",
+                textposition=[places[id(p)] for p in rows],
                 cliponaxis=False,
                 customdata=labels(p["verdict"] for p in rows),
                 hovertemplate="%{text}: order gap %{x:+.1f}, B − B-noPE %{y:+.1f} points (%{customdata})",
@@ -150,9 +155,8 @@ def order_map(points: Sequence[Mapping[str, Any]]) -> go.Figure:
         )
     figure.update_layout(showlegend=True)
     # what the gap is, the caption under the map says: a longer title ran past the figure at 390 px
-    figure.update_xaxes(title="order gap, points", range=_padded([p["x"] for p in points] + [0.0], 0.25))
-    ends = [end for p in points for end in (p["ci95"] or [p["y"], p["y"]])]
-    figure.update_yaxes(title="B − B-noPE, points (95 % CI)", range=_padded(ends + [0.0], 0.1))
+    figure.update_xaxes(title="order gap, points", range=x_range)
+    figure.update_yaxes(title="B − B-noPE, points (95 % CI)", range=y_range)
     return _layout(figure, "B − B-noPE against the order gap", height=460)
 
 
