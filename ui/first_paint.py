@@ -3,7 +3,7 @@ and holds the place of its other figures and tables until the browser has painte
 view then asks for one more run, which draws them all.
 
 Why: a new tab cannot draw any Plotly figure before Streamlit's Plotly bundle has loaded and run, and then it
-draws every figure that has arrived in one go, so the first figure waited for the slowest of six or seven
+draws every figure that has arrived in one task, so the first figure waited until all six or seven were drawn
 (bench/explainer_latency.py's first-figure time). Later pages of the same session have the bundle already and
 draw everything at once. A session without a browser (AppTest) is never deferred: nothing would ask for the rest.
 """

@@ -948,6 +948,7 @@ const engine = (() => {
     }
   };
 
+  const warmed = new Set(); // views whose code has run once while the page rested (`warm`)
   const readyContext = (current) => ({ ...ctx, values: readValues(current), data: current.data });
   const mount = (name, view, payload) => {
     install();
@@ -979,7 +980,9 @@ const engine = (() => {
     };
     linkWhenDrawn();
     draw(); // a value the visitor moved while the server was busy
-    if (view.warm) {
+    // once per view and document: after that the code a drag runs stays compiled, and a rerun need not pay again
+    if (view.warm && !warmed.has(view)) {
+      warmed.add(view);
       (window.requestIdleCallback || setTimeout)(() => {
         if (state.mount && state.mount.view === view) view.warm(readyContext(state.mount));
       });
