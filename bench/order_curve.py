@@ -6,6 +6,13 @@ check per level (core.lab.study.curve), the accuracies per level and the wall ti
     python bench/order_curve.py --smoke                      # every level tiny, into a temporary folder
     python bench/order_curve.py --combine-only               # the curve again from the level studies in --work
     python bench/order_curve.py --estimate                   # how long the curve would take, from one timed epoch
+    python bench/order_curve.py --protocol 3 --epochs 300 --tune-epochs 100 --work checkpoints/order_curve_cap300 \
+        --carry-from checkpoints/order_curve                 # protocol 3's amendment: the runs' cap raised to 300
+
+--carry-from starts each level's checkpoint from an earlier run of the curve at a lower cap
+(core.lab.study.checkpoint.carry_to_cap): the rate trials and the runs that stopped before that cap are the same
+runs under the new one and are kept; the runs that reached it, and one stopped run per level as a check that
+training repeats exactly on this machine, are trained again. It changes how long the curve takes, not its numbers.
 
 Each level resumes from its checkpoint in --work (checkpoints/order_curve by default), so the script can be
 stopped and started again; words after `--` are added to every study command (e.g. `-- --workers 2`).
@@ -14,6 +21,7 @@ stopped and started again; words after `--` are added to every study command (e.
 from __future__ import annotations
 
 import argparse
+import json
 import shlex
 import subprocess
 import sys
@@ -50,10 +58,47 @@ def study_command(level: int, settings: dict, work: Path, protocol: int | None, 
     words += ["--folds", str(settings["folds"]), "--seeds", settings["seeds"], "--models", settings["models"]]
     words += ["--epochs", str(settings["epochs"]), "--patience", str(settings["patience"]), "--min-delta", "0.001"]
     words += ["--tune-lr", "--margin", "2", "--quiet"]
+    if settings.get("tune_epochs") is not None:
+        words += ["--tune-epochs", str(settings["tune_epochs"])]
     words += ["--checkpoint", str(work / f"level_{level}.jsonl"), "--out", str(level_path(work, level))]
     if protocol is not None:
         words += ["--protocol", str(protocol)]
     return words + extra
+
+
+def carry_level(old_work: Path, command: list[str]) -> dict | None:
+    """Start one level's checkpoint (the command's --checkpoint) from the same level's checkpoint in `old_work`
+    when it has none yet: core.lab.study.checkpoint.carry_to_cap's counts, or None when nothing was carried."""
+    from core.lab.study.checkpoint import carry_to_cap
+    from core.lab.study.cli import build_parser, make_study_plan
+
+    args = build_parser().parse_args(command[3:])
+    if args.checkpoint.exists():
+        return None
+    identity = make_study_plan(args, "").identity()
+    return carry_to_cap(old_work / args.checkpoint.name, args.checkpoint, identity)
+
+
+def check_carry(old_work: Path, command: list[str], carried: dict) -> str:
+    """Whether each check run, trained again at the new cap, is the run the earlier checkpoint holds."""
+    from core.lab.study.checkpoint import same_runs
+
+    new = Path(command[command.index("--checkpoint") + 1])
+    entries = {}
+    for path in (old_work / new.name, new):
+        for line in path.read_text(encoding="utf-8").splitlines()[1:]:
+            entry = json.loads(line)
+            if entry["kind"] == "run" and entry["key"] in carried["check"]:
+                entries.setdefault(tuple(entry["key"]), []).append(entry["record"])
+    words = []
+    for key, (old, again) in entries.items():
+        same = (
+            "the same run"
+            if same_runs(old, again)
+            else f"DIFFERS (accuracy {old['accuracy']} then {again['accuracy']})"
+        )
+        words.append(f"{key[3]} repeat {key[0]} fold {key[1]} seed {key[2]} trained again: {same}")
+    return "; ".join(words) or "no run stopped before the old cap, none trained again as a check"
 
 
 def level_path(work: Path, level: int) -> Path:
@@ -145,9 +190,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "results" / "study_order_curve.json.gz")
     parser.add_argument("--combine-only", action="store_true", help="assemble the curve from finished levels")
     parser.add_argument("--estimate", action="store_true", help="time one epoch and print the curve's estimate")
+    parser.add_argument("--epochs", type=int, help="the runs' epoch cap (default 100)")
+    parser.add_argument("--tune-epochs", type=int, help="the rate trials' epoch cap (default: --epochs)")
+    parser.add_argument("--carry-from", type=Path, help="an earlier run's --work at a lower cap to start from")
     args, extra = parser.parse_known_args(argv)
     extra = [word for word in extra if word != "--"]
-    settings = SMOKE if args.smoke else FULL
+    settings = dict(SMOKE if args.smoke else FULL)
+    settings.update({k: v for k, v in (("epochs", args.epochs), ("tune_epochs", args.tune_epochs)) if v is not None})
     levels = [int(level) for level in args.levels.split(",")]
     if args.estimate:
         print(estimate(settings, len(levels)))
@@ -161,10 +210,23 @@ def main(argv: list[str] | None = None) -> int:
     for level in levels if not args.combine_only else []:
         command = study_command(level, settings, work, args.protocol, extra)
         print(f"level {level}: {shlex.join(command[1:])}", flush=True)
+        carried = None if args.carry_from is None else carry_level(args.carry_from, command)
+        if carried is not None:
+            print(f"  carried {carried['carried']} finished runs and trials; {carried['retrain']} to train", flush=True)
         subprocess.run(command, cwd=ROOT, check=True)
+        if carried is not None and carried["check"]:
+            print("  " + check_carry(args.carry_from, command, carried), flush=True)
     command = shlex.join(["python", "bench/order_curve.py", *(argv if argv is not None else sys.argv[1:])])
     curve = combine(work, levels, out, command, settings["models"].split(","))
     report(curve)
+    if args.smoke:  # the amendment's path too: level 0 again at a higher cap, started from this run's checkpoint
+        raised = {**settings, "epochs": settings["epochs"] + 1, "tune_epochs": settings["epochs"]}
+        command = study_command(0, raised, work / "raised", args.protocol, extra)
+        (work / "raised").mkdir()
+        carried = carry_level(work, command)
+        subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+        check = check_carry(work, command, carried)
+        print(f"raised cap: carried {carried['carried']}, trained {carried['retrain']}; {check}")
     print(f"wrote {out} ({out.stat().st_size:,} bytes) in {(time.time() - started) / 60:.1f} minutes")
     return 1 if failed_checks(curve) and not args.smoke else 0  # a smoke's few windows leave chance by noise
 

@@ -81,3 +81,49 @@ class Checkpoint:
 
     def __len__(self) -> int:
         return len(self._done)
+
+
+def carry_to_cap(old: str | Path, new: str | Path, identity: Mapping[str, Any], leave_out: int = 1) -> dict[str, Any]:
+    """Start the checkpoint `new`, of a study whose runs' epoch cap was raised, from `old`'s finished runs: every
+    learning-rate trial (the study keeps its trials' cap, `tune_epochs`), and every run that stopped before the old
+    cap, which is the same run under a higher one (the stopping rule has read only epochs before it stopped; the
+    schedule must be constant, so no epoch's rate depends on the cap). Runs that reached the old cap are not carried:
+    the study retrains them. The first `leave_out` early-stopped Transformer runs are not carried either, so the
+    study retrains them as a check that training repeats exactly on this machine (`same_runs`). Returns {"carried",
+    "retrain", "check"}: counts, and the check runs' keys."""
+    old_path, new_path = Path(old), Path(new)
+    lines = old_path.read_text(encoding="utf-8").splitlines()
+    before = json.loads(lines[0])["identity"]
+    after = json.loads(json.dumps(to_plain(dict(identity))))
+    cap = before["train"]["epochs"]
+    same_but_cap = {**after, "train": {**after["train"], "epochs": cap}}
+    same_but_cap.pop("tune_epochs", None)
+    if same_but_cap != before or after["train"]["epochs"] <= cap or after.get("tune_epochs") != cap:
+        raise ValueError(f"{new_path} must be {old_path}'s study with a higher epoch cap and tune_epochs {cap}")
+    if after["train"]["lr_schedule"] != "constant":
+        raise ValueError("only a constant learning-rate schedule leaves a stopped run unchanged by a higher cap")
+    if new_path.exists() and new_path.stat().st_size:
+        raise ValueError(f"{new_path} exists; carry into a new file")
+    carried, retrain, check = 0, 0, []
+    with new_path.open("w", encoding="utf-8") as file:
+        file.write(json.dumps({"checkpoint": HEADER, "identity": after}, separators=(",", ":")) + "\n")
+        for line in lines[1:]:
+            entry = json.loads(line)
+            record = entry["record"]
+            stopped = entry["kind"] == "tuning" or record["epochs"] < cap
+            if stopped and entry["kind"] == "run" and record["epochs"] > 0 and len(check) < leave_out:
+                check.append(entry["key"])
+                stopped = False
+            if not stopped:
+                retrain += 1
+                continue
+            carried += 1
+            file.write(json.dumps(entry, separators=(",", ":"), allow_nan=False) + "\n")
+    return {"carried": carried, "retrain": retrain, "check": check}
+
+
+def same_runs(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+    """Whether two records of one run agree in everything but their wall time (train_seconds)."""
+    return {k: v for k, v in old.items() if k != "train_seconds"} == {
+        k: v for k, v in new.items() if k != "train_seconds"
+    }

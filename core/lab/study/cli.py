@@ -86,6 +86,12 @@ def build_parser() -> argparse.ArgumentParser:
         "validation block, with the first seed; every run stores its rate",
     )
     design.add_argument(
+        "--tune-epochs",
+        type=int,
+        help="the learning-rate trials' epoch cap (default: --epochs), e.g. a study that raised its cap after its "
+        "rates were chosen",
+    )
+    design.add_argument(
         "--checkpoint",
         type=Path,
         help="a JSON-lines file each finished run is appended to; the same command started again resumes from it",
@@ -163,6 +169,7 @@ def make_study_plan(args: argparse.Namespace, command: str) -> StudyPlan:
         protocol=args.protocol,
         train_loads=args.train_loads,
         test_loads=args.test_loads,
+        tune_epochs=args.tune_epochs,
     )
 
 

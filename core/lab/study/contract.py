@@ -9,7 +9,7 @@
                     with --tune-lr also tuned_learning_rates {repeat: {fold: {model: rate}}}; fingerprint (the
                     machine's, core.fingerprint: whether a run can be recomputed bit for bit here; absent in
                     older files); protocol_version (3; absent: 2); train_loads, test_loads (load-out with
-                    --train-loads)
+                    --train-loads); tune_epochs (the learning-rate trials' cap, when not train.epochs)
     class_names     the labels, in the order of the class indices below
     recordings      per recording: label, file, load_hp
     folds           per (repeat, fold): repeat, fold, name, recording and start of each test window (indices

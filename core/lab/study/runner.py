@@ -84,6 +84,7 @@ class StudyPlan:
     protocol: int = 2  # PROTOCOLS; 3 chooses epochs and rates by validation accuracy (see the module docstring)
     train_loads: Sequence[int] | None = None  # load-out: train at these loads alone, a fold per test load
     test_loads: Sequence[int] | None = None  # load-out with train_loads: the loads tested (default: the others)
+    tune_epochs: int | None = None  # the learning-rate trials' epoch cap, when not the runs' own
     split: InitVar[str | None] = None  # the old name of `design`
 
     def __post_init__(self, split: str | None) -> None:
@@ -123,6 +124,10 @@ class StudyPlan:
             raise ValueError(f"protocol must be one of {PROTOCOLS}, got {self.protocol!r}")
         if self.protocol == 3:
             self.config, self.tune_lr = dataclasses.replace(self.config, select_by="accuracy"), True
+        if self.tune_epochs is not None and not (self.tune_lr and self.tune_epochs >= 1):
+            raise ValueError(
+                f"a cap for the learning-rate trials needs --tune-lr and at least 1 epoch, got {self.tune_epochs}"
+            )
         if (self.train_loads is not None or self.test_loads is not None) and self.design != "load-out":
             raise ValueError(f"train and test loads belong to the load-out design, not {self.design}")
 
@@ -174,6 +179,7 @@ class StudyPlan:
             # written only when set, so a protocol-2 checkpoint made before they existed still resumes
             **({"protocol": self.protocol} if self.protocol != 2 else {}),
             **({"loads": loads_config(self)} if self.train_loads is not None else {}),
+            **({"tune_epochs": self.tune_epochs} if self.tune_epochs is not None else {}),
         }
 
 
@@ -394,6 +400,8 @@ def study_config(plan: StudyPlan, folds: Sequence[Fold], tuned: Rates | None) ->
         config["protocol_version"] = plan.protocol
     if plan.train_loads is not None:
         config.update(loads_config(plan))
+    if plan.tune_epochs is not None:
+        config["tune_epochs"] = plan.tune_epochs
     return config
 
 

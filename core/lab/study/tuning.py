@@ -34,6 +34,11 @@ def at_rate(config: TrainConfig, rate: float) -> TrainConfig:
     return dataclasses.replace(config, learning_rate=rate)
 
 
+def trial_config(config: TrainConfig, rate: float, epochs: int | None) -> TrainConfig:
+    """A learning-rate trial's config: this rate, and the trials' own epoch cap when the study sets one."""
+    return dataclasses.replace(at_rate(config, rate), epochs=epochs or config.epochs)
+
+
 def tuned_models(models: Sequence[str]) -> list[str]:
     """The models that take learning-rate trials: all but the baselines."""
     return [model for model in models if model not in BASELINE_MODELS]
@@ -54,7 +59,7 @@ def learning_rate_trials(
             StageKey("lr trial", (f.repeat, f.index, rate), f"{f.name}, rate {rate:g}"),
             f.windows,
             tuned_models(plan.models),
-            at_rate(plan.config, rate),
+            trial_config(plan.config, rate, plan.tune_epochs),
         )
         for f in folds
         for rate in LR_GRID
