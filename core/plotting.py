@@ -94,44 +94,68 @@ LABEL_PLACES = (
     ("bottom left", -0.5, -0.9),
 )
 PLOT_PIXELS = (820.0, 330.0)  # the map's plot area on a wide screen (the README's picture), width and height
+PHONE_PLOT_PIXELS = (250.0, 300.0)  # and on a 390-px phone: labels that fit there fit every wider screen too
 CHARACTER_PIXELS, LINE_PIXELS = 6.6, 15.0  # Plotly's 12-px sans serif: a character's mean width, a line
 
 
 def label_places(
-    points: Sequence[tuple[float, float, str, Sequence[float]]], x_range: Sequence[float], y_range: Sequence[float]
+    points: Sequence[tuple[float, float, str, Sequence[float]]],
+    x_range: Sequence[float],
+    y_range: Sequence[float],
+    plots: Sequence[tuple[float, float]] = (PLOT_PIXELS,),
 ) -> list[str]:
     """A textposition for each (x, y, label, (low, high) of its error bar), so that labels meet neither each
     other nor a marker or an error bar where that can be done: each label takes the first place of LABEL_PLACES
-    that is free on a plot of PLOT_PIXELS, else the one that overlaps least. Points are placed from the top down."""
-    width, height = PLOT_PIXELS
-
-    def pixel(x: float, y: float) -> tuple[float, float]:
-        return (x - x_range[0]) / (x_range[1] - x_range[0]) * width, (y - y_range[0]) / (
-            y_range[1] - y_range[0]
-        ) * height
-
-    to_pixels = [pixel(x, y) for x, y, _, _ in points]
-    taken = [(px - 6, py - 6, px + 6, py + 6) for px, py in to_pixels]  # every marker, 12 px across
-    for (px, _), (x, _, _, (low, high)) in zip(to_pixels, points):  # every error bar, its caps 8 px wide
-        taken.append((px - 4, pixel(x, low)[1], px + 4, pixel(x, high)[1]))
-
-    def overlap(box, other) -> float:
-        return max(0.0, min(box[2], other[2]) - max(box[0], other[0])) * max(
-            0.0, min(box[3], other[3]) - max(box[1], other[1])
-        )
-
+    that is free on every plot of `plots` (width, height in pixels), else the one that overlaps least over them
+    all. Points are placed from the top down."""
+    boxes = [_PlacedLabels(points, x_range, y_range, plot) for plot in plots]
     places = [""] * len(points)
     for i in sorted(range(len(points)), key=lambda i: -points[i][1]):
-        px, py = to_pixels[i]
-        w, h = CHARACTER_PIXELS * len(points[i][2]) + 4, LINE_PIXELS
-        options = []
-        for name, dx, dy in LABEL_PLACES:
-            cx, cy = px + dx * w + (6 if dx > 0 else -6 if dx < 0 else 0), py + dy * h
-            box = (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
-            outside = max(0.0, -box[0]) + max(0.0, box[2] - width)
-            others = [t for j, t in enumerate(taken) if j != i]  # its own error bar counts, its marker not
-            options.append((sum(overlap(box, t) for t in others) + outside * h, name, box))
-        cost, name, box = min(options, key=lambda option: option[0])  # min keeps the first of equal costs
-        places[i] = name
-        taken.append(box)
+        costs = [sum(costs) for costs in zip(*(plot.costs(i) for plot in boxes))]
+        best = min(range(len(LABEL_PLACES)), key=lambda k: costs[k])  # min keeps the first of equal costs
+        places[i] = LABEL_PLACES[best][0]
+        for plot in boxes:
+            plot.take(i, best)
     return places
+
+
+class _PlacedLabels:
+    """label_places' pixels on one plot: the markers, the error bars and the labels placed so far."""
+
+    def __init__(self, points, x_range, y_range, plot: tuple[float, float]) -> None:
+        self.points, self.width, self.height = points, plot[0], plot[1]
+        self.x_range, self.y_range = x_range, y_range
+        self.pixels = [self.pixel(x, y) for x, y, _, _ in points]
+        self.taken = [(px - 6, py - 6, px + 6, py + 6) for px, py in self.pixels]  # every marker, 12 px across
+        for (px, _), (x, _, _, (low, high)) in zip(self.pixels, points):  # every error bar, its caps 8 px wide
+            self.taken.append((px - 4, self.pixel(x, low)[1], px + 4, self.pixel(x, high)[1]))
+
+    def pixel(self, x: float, y: float) -> tuple[float, float]:
+        (x0, x1), (y0, y1) = self.x_range, self.y_range
+        return (x - x0) / (x1 - x0) * self.width, (y - y0) / (y1 - y0) * self.height
+
+    def box(self, i: int, place: int) -> tuple[float, float, float, float]:
+        px, py = self.pixels[i]
+        w, h = CHARACTER_PIXELS * len(self.points[i][2]) + 4, LINE_PIXELS
+        _, dx, dy = LABEL_PLACES[place]
+        cx, cy = px + dx * w + (6 if dx > 0 else -6 if dx < 0 else 0), py + dy * h
+        return cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2
+
+    def costs(self, i: int) -> list[float]:
+        """Per place of LABEL_PLACES: the area the label would share with what is taken, and what lies outside."""
+        others = [t for j, t in enumerate(self.taken) if j != i]  # its own error bar counts, its marker not
+        costs = []
+        for place in range(len(LABEL_PLACES)):
+            box = self.box(i, place)
+            outside = max(0.0, -box[0]) + max(0.0, box[2] - self.width)
+            costs.append(sum(_overlap(box, t) for t in others) + outside * LINE_PIXELS)
+        return costs
+
+    def take(self, i: int, place: int) -> None:
+        self.taken.append(self.box(i, place))
+
+
+def _overlap(box, other) -> float:
+    return max(0.0, min(box[2], other[2]) - max(box[0], other[0])) * max(
+        0.0, min(box[3], other[3]) - max(box[1], other[1])
+    )

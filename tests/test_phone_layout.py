@@ -27,6 +27,7 @@ WAIT_MS = 60_000
 # Every text of a figure a reader must read: titles, axis titles, tick labels, legend entries, panel titles.
 TEXT_BOXES = """chart => {
     const selector = ['text.gtitle', 'text[class$="title"]', 'g[class$="tick"] > text', 'g[class$="tick2"] > text',
+                      'g.textpoint > text',
                       'text.legendtext', 'g.annotation text'].join(', ');
     return [...chart.querySelectorAll(selector)]
         .filter(text => text.textContent.trim())

@@ -8,8 +8,8 @@ import json
 import pytest
 
 from core.lab.figures.study import order_map
-from core.lab.study.map import NO_POINTS, map_points, map_sentence, study_label
-from core.plotting import label_places
+from core.lab.study.map import NO_POINTS, map_key, map_points, map_sentence, study_label
+from core.plotting import PHONE_PLOT_PIXELS, PLOT_PIXELS, label_places
 from tests.figure_checks import figure_problems
 from tests.study_helpers import curve_stub, study_stub
 
@@ -59,6 +59,7 @@ def test_each_level_and_study_is_a_point_at_its_order_gap_and_its_primary_differ
     for point, (label, kind, x, y, ci95, verdict, best) in zip(points, expected):
         assert (point["label"], point["kind"], point["verdict"], point["best"]) == (label, kind, verdict, best)
         assert point["x"] == pytest.approx(x) and point["y"] == y and point["ci95"] == ci95
+    assert [point["tag"] for point in points] == ["level 0", "level 3", "1", "2", "3"]
 
 
 def test_the_sentence_says_what_each_part_of_the_map_shows(points):
@@ -114,11 +115,17 @@ def test_the_map_figure_draws_both_kinds_with_their_intervals_a_zero_line_and_ti
     assert list(control.error_y.array) == [5.0, 3.0] and list(control.error_y.arrayminus) == [5.0, 3.0]
     assert list(real.error_y.array) == pytest.approx([0.7, 1.5, 0.5])
     assert list(real.error_y.arrayminus) == pytest.approx([0.7, 1.5, 0.5])
-    assert list(real.text) == [
-        "CWRU 0 HP time-cv",
-        "CWRU, trained at 0 HP, tested at 1-3 HP",
-        "SpectraQuest a2 load-out",
+    # beside each point its tag (a phone has no room for more); its full label and verdict on hover
+    assert list(control.text) == ["level 0", "level 3"] and list(real.text) == ["1", "2", "3"]
+    assert [list(pair) for pair in real.customdata] == [
+        ["CWRU 0 HP time-cv", "equivalent"],
+        ["CWRU, trained at 0 HP, tested at 1-3 HP", "inconclusive"],
+        ["SpectraQuest a2 load-out", "equivalent"],
     ]
+    assert "%{customdata[0]}" in real.hovertemplate
+    assert map_key(points) == (
+        "1 CWRU 0 HP time-cv · 2 CWRU, trained at 0 HP, tested at 1-3 HP · 3 SpectraQuest a2 load-out"
+    )
     lines = {(shape.x0, shape.x1, shape.y0, shape.y1) for shape in figure.layout.shapes}
     assert (0, 1, 0, 0) in lines  # y = 0 across the plot (x in paper units)
     assert "order gap" in figure.layout.xaxis.title.text and "B − B-noPE" in figure.layout.yaxis.title.text
@@ -151,3 +158,11 @@ def test_labels_of_points_that_would_collide_take_other_places():
     # a point whose error bar runs far above and below it: its label goes beside the bar, not on it
     (barred,) = label_places([(5.0, 5.0, "wide bar", (0.0, 10.0))], (0, 10), (0, 10))
     assert barred == "middle right"
+
+
+def test_a_label_is_placed_where_it_fits_on_every_plot_it_is_drawn_for():
+    # at x = 8 of 0..10 a 24-character label (about 162 px) fits above its point on a wide plot (820 px), but on a
+    # phone's (250 px) it would run 31 px past the right edge: placed for both, it goes to the point's left
+    point = [(8.0, 5.0, "a label of two dozen chr", (5.0, 5.0))]
+    assert label_places(point, (0, 10), (0, 10)) == ["top center"]
+    assert label_places(point, (0, 10), (0, 10), (PLOT_PIXELS, PHONE_PLOT_PIXELS)) == ["middle left"]

@@ -17,7 +17,7 @@ from core.lab.answer import GLOSSARY, VERDICT_COLOURS, answer_line, control_chec
 from core.lab.figures.study import order_map
 from core.lab.shipped import ANSWER_TOPICS, SHIPPED_STUDIES, STUDY_HEADINGS, read_map
 from core.lab.stats.words import VERDICT_MEANINGS
-from core.lab.study.map import POINT_KEYS
+from core.lab.study.map import POINT_KEYS, map_key
 from core.safe_text import markdown_literal
 from ui.common import show_figure
 
@@ -59,6 +59,8 @@ def map_view(points: tuple[dict[str, Any], ...], sentence: str, missing: tuple[s
             pd.DataFrame([{key: point[key] for key in POINT_KEYS} for point in points]),
             "order_map",
         )
+    if key := map_key(points):
+        st.caption(f"Real tasks on the map: {markdown_literal(key, 1_000)}.")
     st.markdown(markdown_literal(sentence, 1_000))
     st.caption(
         "x: the order gap, the best accuracy of a model that sees order minus a linear classifier of the spectrum "

@@ -11,7 +11,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from core.lab.report import plural
-from core.plotting import PALETTE, label_places, labels
+from core.plotting import PALETTE, PHONE_PLOT_PIXELS, PLOT_PIXELS, label_places, labels
 from core.plotting import standard_layout as _layout
 from core.safe_text import plotly_literal
 
@@ -125,8 +125,9 @@ def order_map(points: Sequence[Mapping[str, Any]]) -> go.Figure:
     x_range = _padded([p["x"] for p in points] + [0.0], 0.25)
     ends = [end for p in points for end in (p["ci95"] or [p["y"], p["y"]])]
     y_range = _padded(ends + [0.0], 0.1)
-    spans = [(p["x"], p["y"], p["label"], p["ci95"] or [p["y"], p["y"]]) for p in points]
-    places = dict(zip(map(id, points), label_places(spans, x_range, y_range)))
+    spans = [(p["x"], p["y"], p["tag"], p["ci95"] or [p["y"], p["y"]]) for p in points]
+    # placed for a wide screen and a phone at once; a point's full label shows on hover and in the table
+    places = dict(zip(map(id, points), label_places(spans, x_range, y_range, (PLOT_PIXELS, PHONE_PLOT_PIXELS))))
     for i, (kind, name) in enumerate(MAP_TRACES):
         rows = [p for p in points if p["kind"] == kind]
         if not rows:
@@ -146,11 +147,11 @@ def order_map(points: Sequence[Mapping[str, Any]]) -> go.Figure:
                     arrayminus=[p["y"] - low for p, (low, _) in zip(rows, ci)],
                     color=PALETTE[i],
                 ),
-                text=labels(p["label"] for p in rows),
+                text=labels(p["tag"] for p in rows),
                 textposition=[places[id(p)] for p in rows],
                 cliponaxis=False,
-                customdata=labels(p["verdict"] for p in rows),
-                hovertemplate="%{text}: order gap %{x:+.1f}, B − B-noPE %{y:+.1f} points (%{customdata})",
+                customdata=[labels((p["label"], p["verdict"])) for p in rows],
+                hovertemplate="%{customdata[0]}: order gap %{x:+.1f}, B − B-noPE %{y:+.1f} points (%{customdata[1]})",
             )
         )
     figure.update_layout(showlegend=True)

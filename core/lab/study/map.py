@@ -5,7 +5,9 @@ and what the encoding does there.
     map_sentence(points)                        # one plain sentence of what the map shows, from the points alone
     core.lab.figures.study.order_map(points)    # the figure
 
-Each point: label; kind ("control level" of the order-dose curve, or "real task"); x, the order gap in points
+Each point: tag, what the figure writes beside it ("level 0" for a curve level, the study's number, from 1, for a
+real task: longer words ran into each other on a phone, so map_key names the numbers), and label, its full
+name; kind ("control level" of the order-dose curve, or "real task"); x, the order gap in points
 (core.lab.study.order_gap: the best mean accuracy of a model that sees order minus spectrum-LR's), computed from
 the runs of each study and of each curve level's study alike; best, the model that gives it; y, the primary
 comparison B - B-noPE in points with its 95 % CI (`ci95`) and verdict, as the study (or the curve level) stores
@@ -25,7 +27,7 @@ from core.lab.study.comparisons import PRIMARY
 from core.lab.study.order_gap import order_gap
 
 CONTROL, REAL = "control level", "real task"
-POINT_KEYS = ("label", "kind", "x", "y", "ci95", "verdict", "best")
+POINT_KEYS = ("tag", "label", "kind", "x", "y", "ci95", "verdict", "best")
 DATASET_NAMES = {"cwru": "CWRU", "spectraquest": "SpectraQuest", "seu": "SEU"}
 LOAD_UNITS = {"cwru": " HP", "spectraquest": " %"}
 NO_POINTS = "The map has no points: no study with spectrum-LR and B vs B-noPE was given."
@@ -66,13 +68,16 @@ def level_label(level: Mapping[str, Any]) -> str:
     return f"order curve, level {level['level']}" + ("" if contrast is None else f" (contrast {contrast} samples)")
 
 
-def _point(study: Mapping[str, Any], primary: Mapping[str, Any] | None, label: str, kind: str) -> dict[str, Any]:
+def _point(
+    study: Mapping[str, Any], primary: Mapping[str, Any] | None, label: str, tag: str, kind: str
+) -> dict[str, Any]:
     gap = order_gap(study)
     if gap is None:
         raise ValueError(f"{label}: no order gap (the study ran no spectrum-LR, or no model that sees order)")
     if primary is None or (primary["a"], primary["b"]) != PRIMARY:
         raise ValueError(f"{label}: its primary comparison is not {PRIMARY[1]} vs {PRIMARY[0]}")
     return {
+        "tag": tag,
         "label": label,
         "kind": kind,
         "x": gap["gap"],
@@ -98,8 +103,19 @@ def map_points(
         raise ValueError(f"give one label per study: {len(labels)} labels for {len(studies)} studies")
     names = list(labels) if labels is not None else [study_label(study) for study in studies]
     levels = [] if curve is None else sorted(curve["levels"], key=lambda level: level["level"])
-    points = [_point(level["study"], level["primary"], level_label(level), CONTROL) for level in levels]
-    return points + [_point(study, _primary(study), name, REAL) for study, name in zip(studies, names)]
+    points = [
+        _point(level["study"], level["primary"], level_label(level), f"level {level['level']}", CONTROL)
+        for level in levels
+    ]
+    real = [
+        _point(study, _primary(study), name, str(i), REAL) for i, (study, name) in enumerate(zip(studies, names), 1)
+    ]
+    return points + real
+
+
+def map_key(points: Sequence[Mapping[str, Any]]) -> str:
+    """What the real tasks' numbers on the map stand for: "1 CWRU 0 HP time-cv · 2 SpectraQuest a2 load-out"."""
+    return " · ".join(f"{p['tag']} {p['label']}" for p in points if p["kind"] == REAL)
 
 
 def _kinds(points: Sequence[Mapping[str, Any]]) -> str:
@@ -152,8 +168,8 @@ def map_sentence(points: Sequence[Mapping[str, Any]]) -> str:
 
 
 MAP_TABLE_HEADER = (
-    "| task | kind | order gap, points (the best model that sees order) | B − B-noPE, points (95 % CI) | verdict |\n"
-    "|---|---|---|---|---|"
+    "| on the map | task | kind | order gap, points (the best model that sees order) | B − B-noPE, points (95 % CI) "
+    "| verdict |\n|---|---|---|---|---|---|"
 )
 
 
@@ -161,8 +177,8 @@ def map_table(points: Sequence[Mapping[str, Any]]) -> str:
     """The map's points as a markdown table, one row per point in the map's order (the README shows it under the
     map, and a test compares it with the shipped files)."""
     rows = [
-        f"| {p['label']} | {p['kind']} | {signed_points(p['x'])} ({p['best']}) | {with_interval(p['y'], p['ci95'])} "
-        f"| {p['verdict']} |"
+        f"| {p['tag']} | {p['label']} | {p['kind']} | {signed_points(p['x'])} ({p['best']}) "
+        f"| {with_interval(p['y'], p['ci95'])} | {p['verdict']} |"
         for p in points
     ]
     return "\n".join([MAP_TABLE_HEADER, *rows])
