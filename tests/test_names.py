@@ -113,7 +113,7 @@ def test_a_count_of_seeds_is_n_seeds_on_the_cli_as_in_the_link_and_seeds_lists_t
 def test_the_commands_the_lab_writes_use_the_new_flags():
     plan = make_plan(build_parser().parse_args([*TINY, "--lr", "0.002", "--split-seed", "5", "--windowing", "random"]))
     assert plan.cutting["windowing_seed"] == 5 and plan.config.learning_rate == 0.002
-    config = {"data": {"window": 128, "stride": 128, "windowing": "random", "split_seed": 5, "data_seed": 0}}
+    config = {"data": {"window": 128, "stride": 128, "windowing": "random", "windowing_seed": 5, "data_seed": 0}}
     assert _windowing_argv(config["data"])[:2] == ["--windowing-seed", "5"]
     assert ("--learning-rate", "learning_rate") in TRAIN_FLAGS and not [f for f, _ in TRAIN_FLAGS if f == "--lr"]
 

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core.lab import contract, reopen
-from core.lab.contract import json_extent, read_json
+from core.lab.contract import SCHEMA_VERSION, json_extent, read_json
 from core.lab.models import MODEL_NAMES
 from core.lab.reopen import NOT_OURS, open_saved, sentence_markdown
 from core.lab.shipped import SHIPPED_STUDIES
@@ -36,7 +36,7 @@ def fixture_results(name: str = "pipeline_random_split_cosine.json") -> dict[str
 
 def small_study() -> dict[str, Any]:
     """The fault-size study cut to its first fold, two seeds and five test windows: small, and still valid."""
-    study = read_json((ROOT / "results" / "study_cwru_fault-size.json").read_bytes())
+    study = migrate(read_json((ROOT / "results" / "study_cwru_fault-size.json").read_bytes()))
     fold = study["folds"][0]
     study["folds"] = [{**fold, "recording": fold["recording"][:5], "start": fold["start"][:5], "n_test": 5}]
     study["config"]["seeds"] = [0, 1]
@@ -64,14 +64,19 @@ def test_every_shipped_study_opens_again_as_a_study(name):
     raw = (ROOT / "results" / name).read_bytes()
     kind, study = open_saved(raw)
     assert kind == "study"
-    assert study == json.loads(gzip.decompress(raw) if name.endswith(".gz") else raw)
+    stored = json.loads(gzip.decompress(raw) if name.endswith(".gz") else raw)
+    assert study == {**stored, "schema_version": SCHEMA_VERSION}  # a version-5 study: only its number moves
 
 
 @pytest.mark.parametrize("path", FIXTURES, ids=[path.stem for path in FIXTURES])
 def test_every_fixture_results_file_opens_again_as_results(path):
     stored = json.loads(path.read_text())["results"]  # results schema 4: opened through the migration
     results = migrate(stored)
-    assert (stored["schema_version"], results["schema_version"]) == (4, 5) and results["runs"] == stored["runs"]
+    assert (stored["schema_version"], results["schema_version"]) == (4, 6) and results["runs"] == stored["runs"]
+    if "split_seed" in stored["config"]["data"]:  # version 6's one rename, in its place
+        data = stored["config"]["data"]
+        assert list(results["config"]["data"]) == [k.replace("split_seed", "windowing_seed") for k in data]
+        assert results["config"]["data"]["windowing_seed"] == data["split_seed"]
     assert open_saved(encoded(stored)) == ("results", results)
     assert open_saved(encoded(results)) == ("results", results)
     assert open_saved(gzip.compress(encoded(stored))) == ("results", results)  # a .json.gz opens alike
@@ -332,9 +337,9 @@ def test_mutations_of_a_valid_file_open_or_are_refused_in_one_line(data, kind):
 def test_a_file_of_the_previous_schema_opens_migrated_and_an_older_one_is_refused_by_its_version():
     previous = ROOT / "tests" / "data" / "previous"
     kind, results = open_saved((previous / "results_schema3.json").read_bytes())
-    assert (kind, results["schema_version"], results["comparisons"][0]["margin"]) == ("results", 5, 2.0)
+    assert (kind, results["schema_version"], results["comparisons"][0]["margin"]) == ("results", 6, 2.0)
     assert results["config"]["data"]["windowing"] == "time"
     kind, study = open_saved(gzip.compress((previous / "study_schema2.json").read_bytes()))
-    assert (kind, study["schema_version"], study["config"]["design"]) == ("study", 5, "time-cv")
+    assert (kind, study["schema_version"], study["config"]["design"]) == ("study", 6, "time-cv")
     older = {**json.loads((previous / "results_schema3.json").read_text()), "schema_version": 2}
     assert refusal(encoded(older)).startswith("invalid results JSON: schema_version 2, but this PE Lab reads")

@@ -26,7 +26,7 @@ from core.limits import MAX_JSON_DEPTH, MAX_REOPENED_BYTES, MAX_REOPENED_TEXT_CH
 
 # 5: both kinds at one version; a results file has kind "results" and `comparisons` (compare(), as a study's) in
 # place of `paired`; a study's config.sweep (was pe_scale_sweep). Older files: core.lab.study.migration
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 METRICS = ("accuracy", "precision", "recall", "f1")  # what every run records, fractions in 0..1
 BLOCK_METRICS = ("accuracy", "f1")  # what the evaluation blocks record per cell
 CELL_KEYS = ("mean", "sd", "n", "values")

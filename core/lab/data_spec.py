@@ -73,7 +73,7 @@ class DataSpec:
     """One data set: the dataset and the settings that matter for it (the others keep their defaults)."""
 
     dataset: str = "synthetic"
-    data_seed: int = 0  # the synthetic set's seed (and the random windowing's, unless split_seed is given)
+    data_seed: int = 0  # the synthetic set's seed (and the random windowing's, unless windowing_seed is given)
     loads: tuple[int, ...] | None = None  # motor loads in HP (synthetic, CWRU), percent (SpectraQuest); None: default
     synthetic_duration_s: float = SYNTHETIC_SECONDS  # seconds per class (synthetic, order control)
     folder: str | None = None  # CWRU, SEU or SpectraQuest folder; None: the shared data folder

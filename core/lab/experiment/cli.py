@@ -165,8 +165,8 @@ def _text(value: Any) -> str:
 
 def _windowing_argv(data: Mapping[str, Any]) -> list[str]:
     words = []
-    if "split_seed" in data and data["split_seed"] != data.get("data_seed", 0):
-        words += ["--windowing-seed", str(data["split_seed"])]
+    if "windowing_seed" in data and data["windowing_seed"] != data.get("data_seed", 0):
+        words += ["--windowing-seed", str(data["windowing_seed"])]
     words += ["--window", str(data["window"])]
     if data["stride"] != data["window"]:
         words += ["--stride", str(data["stride"])]

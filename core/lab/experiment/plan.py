@@ -125,7 +125,7 @@ def experiment_config(plan: Plan, windows: WindowSet) -> dict[str, Any]:
     if plan.cutting:
         cut = {
             "shares": list(plan.cutting.get("shares", DEFAULT_SHARES)),
-            "split_seed": int(plan.cutting.get("windowing_seed", 0)),
+            "windowing_seed": int(plan.cutting.get("windowing_seed", 0)),
         }
     return {
         "models": list(plan.models),

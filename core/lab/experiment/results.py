@@ -8,7 +8,7 @@ first. An experiment is a study with one fold, and its JSON shares the study's s
     kind          "results"
     config        every setting of the experiment (dict): models, seeds, metric, device, train (the
                   TrainConfig; train.model.heads and .layers), data (core.lab.data_spec.DataSpec.to_dict() plus
-                  how the windows were cut: window, stride, windowing "time" or "random", shares, split_seed),
+                  how the windows were cut: window, stride, windowing "time" or "random", shares, windowing_seed),
                   evaluations (every registered evaluation setting, its default when off)
     class_names   the labels, in the order of the confusion-matrix rows
     runs          one per model and seed: model, seed, accuracy, precision, recall, f1 (macro, fractions
@@ -141,7 +141,9 @@ def check_schema_version(results: Any) -> None:
             f"invalid results JSON: it has no schema_version (it predates versioned results, or is not a PE Lab "
             f"results file); this PE Lab reads schema_version {SCHEMA_VERSION}. Re-run the experiment to get one."
         )
-    if version != SCHEMA_VERSION or results.get("kind") != "results":
+    if version == SCHEMA_VERSION and results.get("kind") != "results":
+        raise ValueError(f'invalid results JSON: its kind is {results.get("kind")!r}, not "results"')
+    if version != SCHEMA_VERSION:
         older = ", ".join(map(str, MIGRATED["results"]))
         raise ValueError(
             f"invalid results JSON: schema_version {version!r}, but this PE Lab reads schema_version "

@@ -85,6 +85,7 @@ from core.limits import MAX_REOPENED_BYTES, MAX_TEXT_CHARS
 # 2: order_test per run, order_summary, profiles; 3: config.design (was split), train.model.heads / layers;
 # 4: repeats, learning_rate per run, tuning_runs, sweep_runs, the primary B vs B-noPE, decomposition;
 # 5: the results JSON's version too (core.lab.contract.SCHEMA_VERSION), config.sweep (was pe_scale_sweep)
+# 6: no change to a study (the results JSON's config.data.split_seed became windowing_seed)
 TOP_KEYS = (
     "schema_version",
     "kind",

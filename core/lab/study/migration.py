@@ -6,10 +6,12 @@ migration, which the page's Open (core.lab.reopen), both loaders and the study C
                       by compare() as a study's are (the experiment is a study with one fold:
                       core.lab.study.comparisons.one_fold_comparisons), the verdict paragraph with them; the
                       windowing comparison's leak is such a comparison too, made from its per-seed accuracies
+             5 -> 6   config.data.split_seed becomes config.data.windowing_seed
     study    2 -> 3   keys renamed (core.lab.names.STUDY_KEY_RENAMES)
              3 -> 4   one repeat, each run's learning rate, the first comparison primary, the fields version 3 did not
                       compute null, no tuning or sweep runs, no decomposition
              4 -> 5   config.pe_scale_sweep becomes config.sweep {field "pe_scale", values}
+             5 -> 6   nothing (the results JSON's rename; the two kinds share one schema_version)
 
 Every number a file stores is kept (a results file's comparisons are computed again from its runs, as a fresh
 experiment computes them). Anything else comes back as it is, for the validators to accept (the current
@@ -21,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from core.lab.contract import SCHEMA_VERSION, is_number, to_plain
+from core.lab.contract import is_number, to_plain
 from core.lab.names import RESULTS_KEY_RENAMES, STUDY_KEY_RENAMES, rename_keys
 from core.lab.report import verdict
 from core.lab.stats.summary import DEFAULT_MARGIN, count_test_windows
@@ -80,7 +82,7 @@ def _results_4_to_5(old: Mapping[str, Any]) -> dict[str, Any]:
     except (AttributeError, IndexError, KeyError, TypeError, ValueError):
         # damaged runs cannot be compared: the validator then names what is wrong with them
         comparisons, paragraph, leak = [], old.get("verdict"), None
-    new = {"schema_version": SCHEMA_VERSION, "kind": "results"}
+    new = {"schema_version": 5, "kind": "results"}
     for key, value in old.items():
         if key == "paired":
             new["comparisons"] = comparisons
@@ -107,7 +109,18 @@ def _compared_again(old: Mapping[str, Any]) -> tuple[list[dict[str, Any]], str, 
     return comparisons, paragraph, leak
 
 
-RESULTS_STEPS: dict[int, Step] = {3: _results_3_to_4, 4: _results_4_to_5}
+def _results_5_to_6(old: Mapping[str, Any]) -> dict[str, Any]:
+    """config.data.split_seed as config.data.windowing_seed, in its place (one word per concept: the seed that
+    deals the random windowing's windows)."""
+    config = old.get("config")
+    data = config.get("data") if isinstance(config, Mapping) else None
+    if isinstance(data, Mapping) and "split_seed" in data:
+        data = {("windowing_seed" if key == "split_seed" else key): value for key, value in data.items()}
+        config = {**config, "data": data}
+    return {**old, "schema_version": 6, "config": config}
+
+
+RESULTS_STEPS: dict[int, Step] = {3: _results_3_to_4, 4: _results_4_to_5, 5: _results_5_to_6}
 
 
 # --- studies ----------------------------------------------------------------------------------------------
@@ -158,8 +171,13 @@ def _study_4_to_5(old: Mapping[str, Any]) -> dict[str, Any]:
         sweep = {"field": "pe_scale", "values": config["pe_scale_sweep"]}
         config = {("sweep" if key == "pe_scale_sweep" else key): value for key, value in config.items()}
         config["sweep"] = sweep
-    return {**old, "schema_version": SCHEMA_VERSION, "config": config}
+    return {**old, "schema_version": 5, "config": config}
 
 
-STUDY_STEPS: dict[int, Step] = {2: _study_2_to_3, 3: _study_3_to_4, 4: _study_4_to_5}
+def _study_5_to_6(old: Mapping[str, Any]) -> dict[str, Any]:
+    """Nothing in a study changed: version 6 renamed a key of the results JSON, whose version a study shares."""
+    return {**old, "schema_version": 6}
+
+
+STUDY_STEPS: dict[int, Step] = {2: _study_2_to_3, 3: _study_3_to_4, 4: _study_4_to_5, 5: _study_5_to_6}
 MIGRATED = {"results": tuple(RESULTS_STEPS), "study": tuple(STUDY_STEPS)}  # the versions read through `migrate`
