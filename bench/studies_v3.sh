@@ -21,9 +21,18 @@ run() {  # name, then the study's own arguments
 }
 run study_cwru_0hp_time-cv_v3 --dataset cwru --loads 0 --design time-cv --folds 5 --repeats 3 \
   --models A,B-noPE,B,spectrum-LR
+# the curve's first run (cap 100, kept as results/study_order_curve_cap100.json.gz), then protocol 3's amendment 1:
+# the runs' cap at 300, what stopped before 100 carried from the first run's checkpoints
+curve=(python bench/order_curve.py --protocol 3 --out results/study_order_curve_cap100.json.gz)
+amended=(python bench/order_curve.py --protocol 3 --epochs 300 --tune-epochs 100 --work checkpoints/order_curve_cap300 \
+  --carry-from checkpoints/order_curve -- --workers 2)
 if [[ -z "${ONLY:-}" || "$ONLY" == *order_curve* ]]; then
-  if [[ -n "${DRY_RUN:-}" ]]; then echo "python bench/order_curve.py --protocol 3"
-  else echo "$(date -u +%H:%M:%S) study_order_curve"; python bench/order_curve.py --protocol 3; fi
+  if [[ -n "${DRY_RUN:-}" ]]; then echo "${curve[*]}"; echo "${amended[*]}"
+  else
+    echo "$(date -u +%H:%M:%S) study_order_curve"
+    "${curve[@]}"
+    "${amended[@]}"
+  fi
 fi
 run study_cwru_load-shift_v3 --dataset cwru --loads 0,1,2,3 --design load-out --train-loads 0 --test-loads 1,2,3 \
   "${every[@]}"

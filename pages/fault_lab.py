@@ -30,7 +30,8 @@ page_intro(
     "Every number below comes from a stated split and several seeds, and can be repeated headless with "
     "`python -m core.experiment`.",
 )
-answer_card(shipped_studies(), shipped_map())
+shipped = shipped_studies()
+answer_card(shipped, shipped_map(shipped))
 
 # --- 1. Data ---------------------------------------------------------------------------------------
 st.header("1 · Data")

@@ -1,6 +1,5 @@
-"""The Fault lab's short answer: one plain sentence per rig generated from a study's primary comparison, a colour
-per verdict word, the positive control's pass criteria of the protocol, and a glossary that explains the methods the
-tables name."""
+"""The Fault lab's short answer: one plain sentence per task generated from a study's primary comparison, a colour
+per verdict word, and a glossary that explains the methods the tables name."""
 
 from __future__ import annotations
 
@@ -8,8 +7,8 @@ import re
 
 import pytest
 
-from core.lab.answer import GLOSSARY, VERDICT_COLOURS, answer_line, control_check
-from core.lab.shipped import ANSWER_TOPICS, SHIPPED_STUDIES, read_shipped_studies
+from core.lab.answer import GLOSSARY, VERDICT_COLOURS, answer_line
+from core.lab.shipped import ANSWER_TOPICS, PAGE_STUDIES, read_shipped_studies
 from core.lab.stats.words import answer_lead
 from core.lab.study import comparisons_table
 from core.lab.study.comparisons import primary_comparison
@@ -34,7 +33,7 @@ def comparison(verdict, diff, ci95, ci90=None, mde80=None, a="B-noPE", b="B"):
     ("case", "words"),
     [
         (comparison("better", 74.2, [70.1, 78.3]), "On the rig, B beat B-noPE by more than the 2-point margin."),
-        (comparison("better", 1.5, [0.4, 2.6]), "On the rig, B beat B-noPE by possibly less than the 2-point margin."),
+        (comparison("better", 1.5, [0.4, 2.6]), "On the rig, B beat B-noPE, possibly by less than the 2-point margin."),
         (
             comparison("worse", -4.8, [-7.0, -2.6]),
             "On the rig, B did worse than B-noPE by more than the 2-point margin.",
@@ -58,6 +57,12 @@ def test_a_lead_without_a_place_starts_with_a_capital_and_the_ceiling_is_folded_
         "On a gearbox, B and B-noPE scored the same within the ±2-point margin, but both scored 99.7 % or more: the "
         "task is too easy there to show what the encoding does."
     )
+    # an order gap at or below 0: the spectrum alone did as well, said after the verdict; the ceiling says more
+    assert answer_lead(equivalent, "On a rig", no_room=True) == (
+        "On a rig, B and B-noPE scored the same within the ±2-point margin, and a classifier of the spectrum alone, "
+        "blind to order, did at least as well: the task left order no room."
+    )
+    assert "no room" not in answer_lead(equivalent, "On a rig", ceiling=99.7, no_room=True)
 
 
 def test_every_verdict_word_has_its_own_colour():
@@ -74,15 +79,6 @@ def study(verdict="better", diff=74.0, no_pe_accuracy=0.26, shuffled_drop=70.0, 
         "comparisons": [comparison(verdict, diff, [diff - 3, diff + 3])],
         "order_summary": {"B": {"shuffled_drop": {"mean": shuffled_drop}}},
     }
-
-
-def test_the_control_passes_only_with_a_10_point_gain_b_nope_near_chance_and_b_using_order():
-    ok, words = control_check(study())
-    assert ok and "B beats B-noPE by 74.0 points" in words and "B-noPE scores 26.0 %, chance is 25.0 %" in words
-    assert not control_check(study(diff=8.0))[0]  # a gain under 10 points
-    assert not control_check(study(no_pe_accuracy=0.31))[0]  # 6 points above chance
-    assert not control_check(study(shuffled_drop=1.0))[0]  # shuffling the tokens barely matters
-    assert not control_check(study(verdict="inconclusive"))[0]
 
 
 def test_fault_size_gives_no_short_answer_and_a_time_cv_study_gives_its_primary():
@@ -105,18 +101,22 @@ def test_two_models_at_the_ceiling_are_said_to_show_little_in_the_lead():
     assert "too easy" not in answer_line("Where order matters", study()).words  # B-noPE at chance: no caveat
 
 
-def test_the_short_answer_shows_each_rigs_stored_sentence_after_a_plain_lead():
-    shipped = read_shipped_studies()
-    rigs = [name for name in ANSWER_TOPICS if name != "study_order_control.json"]
-    assert [name.split("_")[1] for name in rigs] == ["cwru", "spectraquest"]  # the rigs first, the control after
-    lines = [answer_line(ANSWER_TOPICS[name], shipped[SHIPPED_STUDIES[name]]) for name in ANSWER_TOPICS]
-    cwru, gearbox, control = lines
-    primary = primary_comparison(shipped[SHIPPED_STUDIES[rigs[0]]])
-    lead = "On real bearings (CWRU, each recording cut in time), the lab could not tell B from B-noPE."
+def test_the_short_answer_shows_each_version_3_tasks_stored_sentence_after_a_plain_lead():
+    shipped = read_shipped_studies(files=PAGE_STUDIES)
+    assert all(name.endswith("_v3.json.gz") for name in ANSWER_TOPICS)  # the current reading, protocol 3's
+    lines = [answer_line(where, shipped[PAGE_STUDIES[name]]) for name, where in ANSWER_TOPICS.items()]
+    cwru, gearbox, room = lines
+    primary = primary_comparison(shipped[PAGE_STUDIES[next(iter(ANSWER_TOPICS))]])
+    lead = (
+        "On real bearings (CWRU, each recording cut in time), B and B-noPE scored the same within the ±2-point "
+        "margin, and a classifier of the spectrum alone, blind to order, did at least as well: the task left order "
+        "no room."
+    )
     assert cwru.words == f"{lead} {primary['sentence']}"  # the sentence the study stores, byte for byte
-    assert cwru.verdict == primary["verdict"] == "inconclusive"
+    assert cwru.verdict == primary["verdict"] == "equivalent"
     assert gearbox.words.startswith("On a gearbox (SpectraQuest") and "too easy there" in gearbox.words
-    assert control.verdict == "better" and "(the positive control), B beat B-noPE by" in control.words
+    assert "no room" not in gearbox.words  # at the ceiling, the ceiling is what the lead says
+    assert room.verdict == "better" and "B beat B-noPE, possibly by less than the 2-point margin." in room.words
 
 
 def test_every_method_the_tables_and_sentences_name_is_in_the_glossary_and_the_glossary_names_no_other():

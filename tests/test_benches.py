@@ -119,7 +119,12 @@ def test_the_version_3_studies_script_runs_protocol_3_with_one_recipe_for_every_
     done = run(["bash", "bench/studies_v3.sh"], {"DRY_RUN": "1"})
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[1] == "python bench/order_curve.py --protocol 3"
+    # the curve's first run, kept at its cap of 100, then protocol 3's amendment 1 (cap 300, rates from the first)
+    assert lines[1] == "python bench/order_curve.py --protocol 3 --out results/study_order_curve_cap100.json.gz"
+    assert lines[2] == (
+        "python bench/order_curve.py --protocol 3 --epochs 300 --tune-epochs 100 --work checkpoints/order_curve_cap300 "
+        "--carry-from checkpoints/order_curve -- --workers 2"
+    )
     commands = [shlex.split(line) for line in lines if line.startswith("python -m core.study")]
     parsed = [build_parser().parse_args(words[3:]) for words in commands]
     assert len(parsed) == 5

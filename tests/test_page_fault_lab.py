@@ -63,7 +63,7 @@ def test_the_first_figure_is_the_map_of_the_shipped_version_3_studies_with_its_s
     assert sentence in " ".join(m.value for m in at.markdown).replace("\\", "")  # markdown_literal's escapes
     captions = " ".join(c.value for c in at.caption)
     assert all(name in captions for name in missing)  # a study not shipped is named, not silently left out
-    assert "where the two differ, version 3 is the current reading" in captions  # the lines below are version 2's
+    assert "Each line is one version-3 study's verdict" in captions  # the lines below the map are version 3's too
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from core.lab.reopen import sentence_markdown
-from core.lab.shipped import ANSWER_TOPICS, SHIPPED_STUDIES, STUDY_HEADINGS
+from core.lab.shipped import ANSWER_TOPICS, CURRENT_STUDIES, PAGE_STUDIES, STUDY_HEADINGS
 from tests.apptest_utils import errors, open_lab, set_tiny
 from ui.lab import keys
 from ui.lab.answer import study_anchor, verdict_badge
@@ -24,11 +24,11 @@ def successes(at) -> list[str]:
 
 def test_defaults_show_each_shipped_studys_verdict_once_and_the_short_answer_links_to_it():
     shipped = shipped_studies()
-    if len(shipped) < len(SHIPPED_STUDIES):
+    if len(shipped) < len(PAGE_STUDIES):
         pytest.fail(f"shipped studies missing or invalid in results/: have {sorted(shipped)}")
     at = open_lab()
     shown = [element.value for kind in (at.markdown, at.caption, at.info) for element in kind]
-    for name, title in SHIPPED_STUDIES.items():
+    for name, title in PAGE_STUDIES.items():  # version 3's, then version 2's
         primary = shipped[title]["comparisons"][0]
         assert (primary["a"], primary["b"], primary["primary"]) == ("B-noPE", "B", True)
         sentence = sentence_markdown(primary["sentence"])
@@ -36,10 +36,16 @@ def test_defaults_show_each_shipped_studys_verdict_once_and_the_short_answer_lin
         heading = shown.index(f"##### {STUDY_HEADINGS[name]}")
         assert shown[heading + 1] == f"{verdict_badge(primary['verdict'])} {sentence}"
     assert at.selectbox(key="study_pick").value == next(iter(shipped))
-    # the short answer leads the page: per rig, then the control, a plain lead and the stored sentence, linked
+    # the short answer leads the page: per version-3 task, a plain lead and the stored sentence, linked
     card = [value for value in shown if "-badge[" in value and "[details](#" in value]
     assert [line.split("](#")[1].rstrip(")") for line in card] == [study_anchor(name) for name in ANSWER_TOPICS]
-    assert "On real bearings" in card[0] and "On a gearbox" in card[1] and "positive control" in card[2]
+    assert "On real bearings" in card[0] and "On a gearbox" in card[1] and "Where order has room" in card[2]
+    # version 2's verdicts are folded away, version 3's first: the current reading leads
+    first_v2 = shown.index(f"##### {STUDY_HEADINGS['study_order_control.json']}")
+    assert all(shown.index(f"##### {STUDY_HEADINGS[name]}") < first_v2 for name in CURRENT_STUDIES)
+    assert any(expander.label.startswith("Version 2's verdicts") for expander in at.expander)
+    checks = "At every control level a classifier of the spectrum and one of the best single patch's RMS stay within"
+    assert any(value.startswith(checks) for value in shown)  # the curve's order-blind checks, under the map
 
 
 def test_the_glossary_explains_the_methods_the_comparisons_table_names():

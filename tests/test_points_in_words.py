@@ -26,7 +26,7 @@ import pytest
 
 from core.lab import answer, report
 from core.lab.experiment.cli import report_text
-from core.lab.shipped import ANSWER_TOPICS, SHIPPED_STUDIES, read_shipped_studies
+from core.lab.shipped import ANSWER_TOPICS, CURRENT_STUDIES, PAGE_STUDIES, read_shipped_studies
 from core.lab.stats import words
 from core.lab.stats.summary import count_test_windows
 from core.lab.study import cli as study_cli
@@ -128,14 +128,14 @@ def test_the_experiment_cli_prints_the_verdict_and_table_it_was_checked_on():
 
 @pytest.fixture(scope="module")
 def studies() -> dict[str, dict]:
-    return read_shipped_studies()
+    return read_shipped_studies(files=PAGE_STUDIES)
 
 
 def _design_counts(study: Mapping[str, Any], comparisons: Sequence[Mapping[str, Any]]) -> list[float]:
     config = study["config"]
     repeats = len({fold["repeat"] for fold in study["folds"]})
     folds = len({fold["fold"] for fold in study["folds"]})
-    return [len(config["seeds"]), folds, repeats, len(comparisons) - 1]
+    return [len(config["seeds"]), folds, repeats, len(comparisons) - 1, len(config["seeds"]) - 1]  # seeds - 1: df
 
 
 def _comparison_values(comparison: Mapping[str, Any]) -> list[float | None]:
@@ -166,10 +166,16 @@ def test_every_study_sentence_states_its_comparison_in_points(studies):
         assert [(c["a"], c["b"]) for c in written] == [(c["a"], c["b"]) for c in study["comparisons"]]
         counts = _design_counts(study, written)
         for comparison, fresh in zip(study["comparisons"], written):
-            allowed = [*counts, comparison["error_rate_ratio"], 0.05, len(study["folds"])]
+            allowed = [*counts, comparison["error_rate_ratio"], 0.05, len(study["folds"]), *_order_gap_values(study)]
             values = _fault_size_values if config["design"] == "fault-size" else _comparison_values
             for sentence in (comparison["sentence"], fresh["sentence"]):  # as shipped, and as written today
                 check_points(sentence, values(comparison), allowed, _quoted(study))
+
+
+def _order_gap_values(study: dict) -> list[float]:
+    """The numbers a version-3 sentence's "room order has" clause states: the gap in points, two accuracies in %."""
+    gap = study.get("order_gap")
+    return [] if gap is None else [gap["gap"], 100 * gap["best_accuracy"], 100 * gap["baseline_accuracy"]]
 
 
 def test_the_short_answer_states_the_primary_comparison_in_points(studies):
@@ -254,7 +260,7 @@ def test_the_quick_comparison_caption_states_the_margin_the_results_store(lab_wi
 
 def test_the_study_section_states_each_shipped_study_in_points(lab_with_results, studies):
     at = lab_with_results
-    answered = {SHIPPED_STUDIES[name]: (where, study_anchor(name)) for name, where in ANSWER_TOPICS.items()}
+    answered = {PAGE_STUDIES[name]: (where, study_anchor(name)) for name, where in ANSWER_TOPICS.items()}
     for title, study in studies.items():
         at.selectbox(key="study_pick").set_value(title).run()
         assert not at.exception, [e.message for e in at.exception]
@@ -293,8 +299,12 @@ def test_the_study_section_tables_shown_on_request_state_the_study_json(lab_with
             for (_, shown), row in zip(sweep.iterrows(), effects, strict=True):
                 check_points(f"{shown['difference']} {shown['95 % CI']}", [row["diff"], *row["ci95"]])
     parts = _table(at, "the encoding (B − B-noPE)").set_index("study")  # the page's first table
-    assert len(parts) == sum(study["config"]["design"] != "fault-size" for study in studies.values())
+    current = [study for title, study in studies.items() if title in CURRENT_STUDIES.values()]
+    assert len(parts) == len(current) == len(CURRENT_STUDIES)  # the current studies', version 2's folded below
     for title, row in parts.iterrows():
-        for cell, name in zip(row, ("embedding", "encoding", "total"), strict=True):
+        for cell, name in zip(row.iloc[:3], ("embedding", "encoding", "total"), strict=True):
             stored = studies[title]["decomposition"][name]
             check_points(cell, [stored["diff"], *stored["ci95"]])
+        gap = studies[title]["order_gap"]  # then spectrum-LR's accuracy in % and the order gap in points
+        check_points(row.iloc[3], [100 * gap["baseline_accuracy"]])
+        check_points(row.iloc[4].split(" (")[0], [gap["gap"]])

@@ -43,7 +43,8 @@ PROTOCOL_MODELS = {"A", "A+PE", "B-noPE", "B"}
 V3_MODELS = {"A", "B-noPE", "B", "spectrum-LR"}  # and A+PE where the study ran it
 V3_MAX_BYTES = 1_000_000
 V3_STUDIES = sorted(path.name for path in (ROOT / "results").glob("*_v3.json.gz"))
-CURVES = sorted(path.name for path in (ROOT / "results").glob("study_order_curve.json*"))
+# the curve, and its first run at a cap of 100 epochs (kept beside it: protocol 3's amendment 1)
+CURVES = sorted(path.name for path in (ROOT / "results").glob("study_order_curve*.json*"))
 
 
 @functools.cache

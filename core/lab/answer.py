@@ -1,9 +1,9 @@
-"""The Fault lab's short answer: per rig, its shipped study's primary verdict as the study stores its sentence, led
-by a few plain words from the same values (core.lab.stats.words), its colour, and whether the positive control
-passed the protocol's criteria (results/study_protocol.md), so the words cannot drift from the numbers.
+"""The Fault lab's short answer: per task, its shipped study's primary verdict as the study stores its sentence,
+led by a few plain words from the same values (core.lab.stats.words) and its colour, so the words cannot drift
+from the numbers.
 
 Every number here is read from a study JSON (core.lab.study.contract); nothing is recomputed from runs except
-the positive control's checks, which the protocol states in terms of mean accuracies and the order test.
+the two models' mean accuracies that say whether a task sat at the ceiling.
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ from core.lab.stats.words import (
     EQUIVALENT,
     MODEL_ROLES,
     WORSE,
-    amount,
     answer_lead,
     percent,
 )
@@ -62,9 +61,6 @@ GLOSSARY: Mapping[str, str] = {
     ),
 }
 CEILING = 99.0  # % accuracy: both models at or above it, and a comparison says little
-# the protocol's pass criteria for the positive control
-CONTROL_MIN_GAIN = 10.0  # points of B over B-noPE
-CONTROL_CHANCE_BAND = 5.0  # points: B-noPE within this of chance
 
 
 @dataclass(frozen=True)
@@ -87,43 +83,17 @@ def answer_line(where: str, study: Mapping[str, Any]) -> AnswerLine | None:
     ceiling = None
     if all(score is not None and score >= CEILING for score in scores):
         ceiling = math.floor(10 * min(scores)) / 10  # 99.95 reads 99.9, never a 100.0 that was not reached
-    return AnswerLine(where, primary["verdict"], f"{answer_lead(primary, where, ceiling)} {primary['sentence']}")
+    gap = study.get("order_gap")
+    no_room = gap is not None and gap["gap"] <= 0
+    return AnswerLine(
+        where, primary["verdict"], f"{answer_lead(primary, where, ceiling, no_room)} {primary['sentence']}"
+    )
 
 
 def mean_accuracy(study: Mapping[str, Any], model: str) -> float | None:
     """The model's mean test accuracy over its runs, in percent; None if it did not run."""
     scores = [run["accuracy"] for run in study["runs"] if run["model"] == model]
     return 100 * float(np.mean(scores)) if scores else None
-
-
-def control_check(study: Mapping[str, Any]) -> tuple[bool, str]:
-    """Whether a positive-control study meets the protocol (B vs B-noPE better by at least 10 points, B-noPE
-    within 5 points of chance, B's accuracy falling when its tokens are shuffled), and the reasons in words."""
-    primary = primary_comparison(study)
-    chance = 100 / len(study["class_names"])
-    no_pe = mean_accuracy(study, "B-noPE")
-    if primary is None or (primary["a"], primary["b"]) != ("B-noPE", "B") or no_pe is None:
-        return False, "the study did not compare B with B-noPE"
-    drop = (study.get("order_summary") or {}).get("B", {}).get("shuffled_drop", {}).get("mean")
-    checks = [
-        (
-            primary["verdict"] == BETTER and primary["diff"] >= CONTROL_MIN_GAIN,
-            f"B beats B-noPE by {amount(primary['diff'])} points (at least {CONTROL_MIN_GAIN:g} needed)",
-        ),
-        (
-            abs(no_pe - chance) <= CONTROL_CHANCE_BAND,
-            f"B-noPE scores {amount(no_pe)} %, chance is {amount(chance)} % "
-            f"(within {CONTROL_CHANCE_BAND:g} points needed)",
-        ),
-        (drop is not None and drop > CONTROL_CHANCE_BAND, _drop_words(drop)),
-    ]
-    return all(ok for ok, _ in checks), "; ".join(words for _, words in checks)
-
-
-def _drop_words(drop: float | None) -> str:
-    if drop is None:
-        return "no order test was stored for B"
-    return f"shuffling B's tokens costs it {amount(drop)} points"
 
 
 def model_table() -> pd.DataFrame:

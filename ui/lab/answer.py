@@ -1,27 +1,26 @@
 """The Fault lab's opening: the map of the version-3 studies (core.lab.study.map: where order has room, and what
-the encoding does there) with its sentence, then the short answer of the shipped studies (core.lab.answer), one
-plain sentence per rig and the positive control's, each coloured by its verdict and linked to its details under
-5 · Study (where each verdict's full sentence is shown, once), the legend, the words it uses explained and the
-models named."""
+the encoding does there) with its sentence, then the short answer of the version-3 studies (core.lab.answer), one
+plain sentence per task of ANSWER_TOPICS, each coloured by its verdict and linked to its details under 5 · Study
+(where each verdict's full sentence is shown, once), the legend, the words it uses explained and the models
+named."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
 import streamlit as st
 
-from core.lab.answer import GLOSSARY, VERDICT_COLOURS, answer_line, control_check, model_table
+from core.lab.answer import GLOSSARY, VERDICT_COLOURS, answer_line, model_table
 from core.lab.figures.study import order_map
-from core.lab.shipped import ANSWER_TOPICS, SHIPPED_STUDIES, STUDY_HEADINGS, read_map
+from core.lab.shipped import ANSWER_TOPICS, CURRENT_STUDIES, PAGE_STUDIES, STUDY_HEADINGS, read_map
 from core.lab.stats.words import VERDICT_MEANINGS
-from core.lab.study.map import POINT_KEYS, map_key
+from core.lab.study.map import CONTROL, POINT_KEYS, map_key
 from core.safe_text import markdown_literal
 from ui.common import show_figure
 
-CONTROL_FILE = "study_order_control.json"
 STUDY_ANCHOR = "study"  # the Study section's header anchor
 # the words of a heading as Streamlit's markdown joins them into the heading's anchor (lower case, hyphens, a
 # capital inside a word starting a new one: "SpectraQuest gearbox" -> "spectra-quest-gearbox"); the browser test
@@ -45,9 +44,11 @@ def verdict_badge(word: str) -> str:
 
 
 @st.cache_resource(show_spinner=False)  # read once per server: every visitor sees the same shipped files
-def shipped_map() -> tuple[tuple[dict[str, Any], ...], str, tuple[str, ...]]:
-    """The map of the shipped version-3 studies (core.lab.shipped.read_map), read-only."""
-    points, sentence, missing = read_map()
+def shipped_map(_shipped: Mapping[str, dict[str, Any]]) -> tuple[tuple[dict[str, Any], ...], str, tuple[str, ...]]:
+    """The map of the shipped version-3 studies (core.lab.shipped.read_map), read-only; the studies the page has
+    read already (`_shipped`, by title) are not read again."""
+    read = {name: _shipped[title] for name, title in CURRENT_STUDIES.items() if title in _shipped}
+    points, sentence, missing = read_map(read=read)
     return tuple(points), sentence, tuple(missing)
 
 
@@ -61,6 +62,8 @@ def map_view(points: tuple[dict[str, Any], ...], sentence: str, missing: tuple[s
         )
     if key := map_key(points):
         st.caption(f"Real tasks on the map: {markdown_literal(key, 1_000)}.")
+    if controls := [p for p in points if p["kind"] == CONTROL]:
+        st.caption(_control_words(controls))
     st.markdown(markdown_literal(sentence, 1_000))
     st.caption(
         "x: the order gap, the best accuracy of a model that sees order minus a linear classifier of the spectrum "
@@ -81,25 +84,19 @@ def answer_card(shipped: Mapping[str, dict[str, Any]], shipped_map_view: tuple |
             map_view(*shipped_map_view)
         lines = 0
         for name, where in ANSWER_TOPICS.items():
-            study = shipped.get(SHIPPED_STUDIES[name])
+            study = shipped.get(PAGE_STUDIES[name])
             line = None if study is None else answer_line(where, study)
             if line is None:
                 continue
             lines += 1
             details = f"[details](#{study_anchor(name)})"
             st.markdown(f"{verdict_badge(line.verdict)} {markdown_literal(line.words, 1_000)} {details}")
-            if name == CONTROL_FILE:
-                st.caption(_control_words(study))
         if not lines:
             st.caption("No shipped study could be read on this server; the studies section below says which.")
-        caption = "Each line is one study's verdict on **B − B-noPE**, the encoding alone, coloured by its word."
-        if shipped_map_view is not None and shipped_map_view[0]:
-            # the lines are version 2's studies, the map version 3's: say which reading is current where they differ
-            caption = caption[:-1] + (
-                ": version 2's studies, detailed below. The map above is version 3's (results/study_protocol.md); "
-                "where the two differ, version 3 is the current reading."
-            )
-        st.caption(caption)
+        st.caption(
+            "Each line is one version-3 study's verdict on **B − B-noPE**, the encoding alone, coloured by its word "
+            "(results/study_protocol.md); version 2's verdicts are kept below, under 5 · Study."
+        )
         words, models = st.columns(2)
         with words.expander("What the words mean"):
             verdicts = [f"- {verdict_badge(word)}: {VERDICT_MEANINGS[word]}" for word in VERDICT_COLOURS]
@@ -109,13 +106,15 @@ def answer_card(shipped: Mapping[str, dict[str, Any]], shipped_map_view: tuple |
             st.dataframe(model_table(), hide_index=True)
 
 
-def _control_words(study: Mapping[str, Any]) -> str:
-    """Whether the positive control passes the protocol's checks, the checks in words, and what that means."""
-    passed, reasons = control_check(study)
-    verdict = "passes" if passed else "fails"
-    meaning = (
-        "so the verdicts on real data above speak about the encoding"
-        if passed
-        else "so the verdicts on real data above say nothing about the encoding"
+def _control_words(levels: Sequence[Mapping[str, Any]]) -> str:
+    """Whether the order-dose curve's levels passed their order-blind checks, and what that means."""
+    failed = [f"{level['tag']}: {name}" for level in levels for name in level.get("failed_checks", [])]
+    if failed:
+        return (
+            f"The control levels failed checks ({markdown_literal('; '.join(failed), 1_000)}): an order-blind model "
+            "could tell their classes apart, so they do not show what order alone is worth."
+        )
+    return (
+        "At every control level a classifier of the spectrum and one of the best single patch's RMS stay within 5 "
+        "points of chance (the curve's checks), so only the order of the patches tells the classes apart there."
     )
-    return f"The control {verdict} the protocol's checks ({markdown_literal(reasons, 1_000)}), {meaning}."

@@ -16,7 +16,7 @@ from core.lab.figures import study as figures
 from core.lab.names import DESIGNS
 from core.lab.reopen import open_saved, sentence_markdown
 from core.lab.report import confusion_frame, plural
-from core.lab.shipped import SHIPPED_STUDIES, STUDY_HEADINGS, read_shipped_studies
+from core.lab.shipped import CURRENT_STUDIES, PAGE_STUDIES, SHIPPED_STUDIES, STUDY_HEADINGS, read_shipped_studies
 from core.lab.stats import words
 from core.lab.stats.power import STUDY_ADVICE, reaches_bound, too_few_windows
 from core.lab.study import comparisons_table
@@ -62,9 +62,9 @@ FOLDS_DEFAULT = 5  # time-cv's folds unless chosen (StudyPlan's default)
 
 @st.cache_resource(show_spinner=False)  # read once per server, shared and never copied: every visitor reads them
 def shipped_studies() -> MappingProxyType[str, dict[str, Any]]:
-    """The studies shipped with the app (core.lab.shipped), by title; read-only: the mapping cannot be changed,
-    and nothing on the page writes into a study."""
-    return MappingProxyType(read_shipped_studies())
+    """The studies shipped with the app (core.lab.shipped.PAGE_STUDIES: version 3's, then version 2's), by title;
+    read-only: the mapping cannot be changed, and nothing on the page writes into a study."""
+    return MappingProxyType(read_shipped_studies(files=PAGE_STUDIES))
 
 
 def study_section(data: LoadedData, settings: LabSettings) -> None:
@@ -75,9 +75,9 @@ def study_section(data: LoadedData, settings: LabSettings) -> None:
         "One experiment and three seeds cannot answer the question: a **study** cuts every recording into folds "
         "(in time, or by a load or fault size held out), trains every model on each, and judges **B − B-noPE** "
         "against a 2-point equivalence margin (`results/study_protocol.md`). B − A, the article's comparison, "
-        "adds an embedding too; its two parts, in points with 95 % CIs:"
+        "adds an embedding too; its two parts in the current studies (the map's real tasks), in points with 95 % CIs:"
     )
-    parts = decomposition_table(shipped)
+    parts = decomposition_table({title: shipped[title] for title in CURRENT_STUDIES.values() if title in shipped})
     if len(parts):  # the long study names get a medium column, so the numbers show beside them on a phone
         st.dataframe(parts, hide_index=True, column_config={"study": st.column_config.TextColumn(width="medium")})
     shipped_verdicts(shipped)
@@ -96,9 +96,15 @@ def study_section(data: LoadedData, settings: LabSettings) -> None:
 
 
 def shipped_verdicts(shipped: Mapping[str, dict[str, Any]]) -> None:
-    """Each shipped study's primary verdict, in the order the protocol reads them: its sentence under a heading
-    whose anchor the short answer links to (core.lab.shipped.study_anchor)."""
-    for name, title in SHIPPED_STUDIES.items():
+    """Each shipped study's primary verdict, version 3's in the order of the map, then version 2's folded away:
+    its sentence under a heading whose anchor the short answer links to (ui.lab.answer.study_anchor)."""
+    _verdicts(shipped, CURRENT_STUDIES)
+    with st.expander("Version 2's verdicts (the protocol's previous version, kept as it ran)"):
+        _verdicts(shipped, SHIPPED_STUDIES)
+
+
+def _verdicts(shipped: Mapping[str, dict[str, Any]], files: Mapping[str, str]) -> None:
+    for name, title in files.items():
         study = shipped.get(title)
         primary = None if study is None else primary_comparison(study)
         if primary is None:

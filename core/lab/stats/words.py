@@ -241,24 +241,28 @@ def fault_size_sentence(c: Mapping[str, Any], room: str | None = None) -> str:
 # --- the short answer and the captions ---------------------------------------------------------------------
 
 
-def answer_lead(c: Mapping[str, Any], where: str = "", ceiling: float | None = None) -> str:
+def answer_lead(c: Mapping[str, Any], where: str = "", ceiling: float | None = None, no_room: bool = False) -> str:
     """The plain words the short answer puts before a primary comparison's stored sentence, from the same values:
     `where` it was asked ("On real bearings (CWRU)"), who did better against the margin, or that the lab could not
     tell them apart; `ceiling` (both models' lowest mean accuracy, when both are at the ceiling) adds that the task
-    was too easy to show anything."""
+    was too easy to show anything; else `no_room` (an order gap at or below 0) that the spectrum alone did as well,
+    so the task left order no room."""
     a, b, word = c["a"], c["b"], c["verdict"]
     lead = f"{where}, " if where else ""
     margin = f"the {c['margin']:g}-point margin"
     if word == EQUIVALENT:
         said = f"{lead}{b} and {a} scored the same within the ±{c['margin']:g}-point margin"
     elif word in (BETTER, WORSE) and c["ci95"] is not None:
-        how = "more than" if beyond_margin(c["ci95"], c["margin"]) else "possibly less than"
+        how = " by more than" if beyond_margin(c["ci95"], c["margin"]) else ", possibly by less than"
         verb = "beat" if word == BETTER else "did worse than"
-        said = f"{lead}{b} {verb} {a} by {how} {margin}"
+        said = f"{lead}{b} {verb} {a}{how} {margin}"
     else:
         said = f"{lead}the lab could not tell {b} from {a}"
     if ceiling is not None:
         said += f", but both scored {ceiling:.1f} % or more: the task is too easy there to show what the encoding does"
+    elif no_room:
+        said += ", and a classifier of the spectrum alone, blind to order, did at least as well: the task left order "
+        said += "no room"
     return f"{said[:1].upper()}{said[1:]}."
 
 

@@ -7,7 +7,8 @@ and what the encoding does there.
 
 Each point: tag, what the figure writes beside it ("level 0" for a curve level, the study's number, from 1, for a
 real task: longer words ran into each other on a phone, so map_key names the numbers), and label, its full
-name; kind ("control level" of the order-dose curve, or "real task"); x, the order gap in points
+name; kind ("control level" of the order-dose curve, or "real task"; a control level also lists its
+failed_checks, the order-blind checks of core.lab.study.curve it failed); x, the order gap in points
 (core.lab.study.order_gap: the best mean accuracy of a model that sees order minus spectrum-LR's), computed from
 the runs of each study and of each curve level's study alike; best, the model that gives it; y, the primary
 comparison B - B-noPE in points with its 95 % CI (`ci95`) and verdict, as the study (or the curve level) stores
@@ -105,6 +106,7 @@ def map_points(
     levels = [] if curve is None else sorted(curve["levels"], key=lambda level: level["level"])
     points = [
         _point(level["study"], level["primary"], level_label(level), f"level {level['level']}", CONTROL)
+        | {"failed_checks": [name for name, ok in level.get("checks", {}).items() if not ok]}
         for level in levels
     ]
     real = [
