@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from core.lab.evaluations import cross_load, d_model_sweep, noise, windowing_comparison
+from core.lab.evaluations import cross_load, d_model_sweep, model_sweep, noise, windowing_comparison
 from core.lab.experiment.plan import Plan, run_plan
 from core.lab.experiment.results import validate_results
 from core.lab.models import ModelConfig, embedding_models
@@ -183,10 +183,13 @@ def test_d_model_sweep_block_by_width():
         16: [run("B", 0, 0.8, n_parameters=100), run("B", 1, 0.9, n_parameters=100)],
         64: [run("B", 0, 0.95, n_parameters=900), run("B", 1, 0.97, n_parameters=900)],
     }
-    block = d_model_sweep.d_model_sweep_block(by_width, ["B"])
+    block = model_sweep.sweep_block(by_width, ["B"], "d_models", counts_parameters=True)
     assert block["d_models"] == [16, 64] and block["n_parameters"] == {"B": [100, 900]}
     assert [c["mean"] for c in block["accuracy"]["B"]] == pytest.approx([0.85, 0.96])
-    assert d_model_sweep.sweep_table(block).loc["B", "d_model 64"] == "96.0 ± 1.4 (900 p)"
+    assert model_sweep.sweep_table(block, "d_model", "d_models").loc["B", "d_model 64"] == "96.0 ± 1.4 (900 p)"
+    scales = model_sweep.sweep_block({0.0: by_width[16], 0.3: by_width[64]}, ["B"], "scales")
+    assert "n_parameters" not in scales  # pe_scale leaves the network's size alone
+    assert model_sweep.sweep_table(scales, "pe_scale", "scales").loc["B", "pe_scale 0.3"] == "96.0 ± 1.4"
 
 
 def test_embedding_models_are_the_ones_with_a_d_model():

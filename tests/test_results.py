@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from core.lab.evaluations import cross_load, d_model_sweep, noise, windowing_comparison
+from core.lab.evaluations import cross_load, model_sweep, noise, windowing_comparison
 from core.lab.experiment.results import (
     RUN_KEYS,
     SCHEMA_VERSION,
@@ -243,7 +243,9 @@ def with_blocks() -> dict:
         "windowing_comparison": windowing_comparison.windowing_comparison_block(
             {"time": runs, "random": runs}, ["A", "B"], [0, 1, 2]
         ),
-        "d_model_sweep": d_model_sweep.d_model_sweep_block({16: [dict(r, n_parameters=99) for r in runs]}, ["B"]),
+        "d_model_sweep": model_sweep.sweep_block(
+            {16: [dict(r, n_parameters=99) for r in runs]}, ["B"], "d_models", True
+        ),
     }
     return build_results({}, CLASSES, runs, evaluations=blocks)
 

@@ -1,0 +1,166 @@
+"""One sweep over a field of the model's config: the models that field applies to, trained again at each further
+value of it on the experiment's own windows; the experiment itself runs at the first value. Each field is a small
+subclass that names the field, the models it applies to and how its values are checked (core.lab.evaluations:
+d_model_sweep, pe_scale_sweep); the stages, the block of the results JSON, its validation and its table are this
+module's, the same for every field.
+
+The block: {<values_key>: [values], "models": [...], <metric>: {model: [cell per value]} for each of
+core.lab.contract.BLOCK_METRICS, and, for a field that changes the network's size, "n_parameters": {model:
+[count per value]}}.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+import pandas as pd
+
+from core.lab.contract import (
+    BLOCK_METRICS,
+    check_cells_by_model,
+    check_int_list,
+    check_keys,
+    is_number,
+    require,
+    run_models,
+)
+from core.lab.evaluations.base import MAIN, Evaluation, RunsByStage
+from core.lab.stats.summary import cell
+from core.lab.stats.words import percent_cell
+
+
+def sweep_block(
+    runs_by_value: Mapping[Any, Sequence[Mapping[str, Any]]],
+    models: Sequence[str],
+    values_key: str,
+    counts_parameters: bool = False,
+) -> dict[str, Any]:
+    """A sweep's block: each swept model's cells at each value (and its parameter count, when asked)."""
+    values = list(runs_by_value)
+    block: dict[str, Any] = {
+        values_key: values,
+        "models": list(models),
+        **{
+            metric: {
+                model: [cell([r[metric] for r in runs_by_value[v] if r["model"] == model]) for v in values]
+                for model in models
+            }
+            for metric in BLOCK_METRICS
+        },
+    }
+    if counts_parameters:
+        block["n_parameters"] = {
+            model: [next(int(r["n_parameters"]) for r in runs_by_value[v] if r["model"] == model) for v in values]
+            for model in models
+        }
+    return block
+
+
+def sweep_table(block: Mapping[str, Any], field: str, values_key: str, metric: str = "accuracy") -> pd.DataFrame:
+    """Rows: the swept models; columns: "<field> <value>"; cells: mean ± sd in %, with the parameter count where
+    the block holds one."""
+    counts = block.get("n_parameters")
+    rows = {
+        model: [percent_cell(c) + ("" if counts is None else f" ({counts[model][i]:,} p)") for i, c in enumerate(cells)]
+        for model, cells in block[metric].items()
+    }
+    return pd.DataFrame(rows, index=[f"{field} {value:g}" for value in block[values_key]]).T
+
+
+class ModelSweep(Evaluation):
+    """Base class of a sweep over one field of core.lab.models.ModelConfig (see the module docstring): override
+    `field`, `values_key`, `setting_name`, `swept` and `checked_values`, with Evaluation's `key`, `title`,
+    `settings` and `from_args`."""
+
+    field: ClassVar[str]  # the ModelConfig field swept
+    values_key: ClassVar[str]  # the block's list of values
+    setting_name: ClassVar[str]  # the setting that holds the values (Plan.evaluations, the results config)
+    counts_parameters: ClassVar[bool] = False  # the field changes the network's size: store parameter counts
+    integer_values: ClassVar[bool] = False  # the field takes whole numbers only
+    applies_to: ClassVar[str] = ""  # the models the field applies to, in words, for the message without one
+
+    @staticmethod
+    def swept(models: Sequence[str]) -> list[str]:
+        """The models the field applies to, in their order."""
+        raise NotImplementedError
+
+    @classmethod
+    def checked_values(cls, values: Sequence[Any], plan: Any) -> list[Any]:
+        """The values, checked (ValueError naming what is wrong)."""
+        raise NotImplementedError
+
+    @classmethod
+    def check(cls, values, plan):
+        """The values checked, or None without a sweep; ValueError when no model of the plan has the field."""
+        given = values[cls.setting_name]
+        if given is None:
+            return None
+        checked = cls.checked_values(given, plan)
+        if not cls.swept(plan.models):
+            raise ValueError(f"the {cls.field} sweep needs {cls.applies_to} among the models")
+        return {cls.setting_name: checked}
+
+    @property
+    def values_swept(self) -> list[Any]:
+        return self.values[self.setting_name]
+
+    def runs_per_seed(self, plan):
+        """Each swept model again at every value after the first."""
+        return len(self.swept(plan.models)) * (len(self.values_swept) - 1)
+
+    def stage_label(self, variant):
+        """E.g. "d_model 32", "pe_scale 0.3"."""
+        return f"{self.field} {variant:g}"
+
+    def _at(self, config, value):
+        return dataclasses.replace(config, model=dataclasses.replace(config.model, **{self.field: value}))
+
+    def main_config(self, config):
+        """The experiment's config at the sweep's first value."""
+        return self._at(config, self.values_swept[0])
+
+    def prepare(self, context):
+        """A stage per further value: the swept models on the experiment's own windows."""
+        for value in self.values_swept[1:]:
+            config = self._at(context.plan.config, value)
+            context.add_stage(self.stage_key(value), context.main.windows, self.swept(context.plan.models), config)
+
+    def block(self, plan, runs: RunsByStage):
+        """Each swept model's cells (and parameter counts) at each value."""
+        values = self.values_swept
+        by_value = {values[0]: runs[MAIN], **{v: runs[self.stage_key(v)] for v in values[1:]}}
+        return sweep_block(by_value, self.swept(plan.models), self.values_key, self.counts_parameters)
+
+    @classmethod
+    def validate(cls, block, results):
+        """The values, models that were run, a cell per model and value, and a parameter count per value where the
+        field changes the network's size."""
+        key = cls.key
+        counted = ("n_parameters",) if cls.counts_parameters else ()
+        check_keys(key, block, (cls.values_key, "models", *BLOCK_METRICS, *counted))
+        values = block[cls.values_key]
+        if cls.integer_values:
+            check_int_list(f"{key}.{cls.values_key}", values, minimum=1)
+        require(isinstance(values, list) and values and all(is_number(v) for v in values), f"{key}.{cls.values_key}")
+        models = block["models"]
+        require(
+            isinstance(models, list) and models and set(models) <= run_models(results),
+            f"{key}.models must name models that were run",
+        )
+        check_cells_by_model(key, block, set(models), (len(values),))
+        if cls.counts_parameters:
+            counts = block["n_parameters"]
+            require(
+                isinstance(counts, Mapping) and set(counts) == set(models), f"{key}.n_parameters must cover its models"
+            )
+            for model, numbers in counts.items():
+                check_int_list(f"{key}.n_parameters[{model!r}]", numbers, minimum=1)
+                require(len(numbers) == len(values), f"{key}.n_parameters[{model!r}] needs one per {cls.field}")
+
+    @classmethod
+    def tables(cls, block):
+        """One table: accuracy per model and value (and the parameter count)."""
+        heading = f"{cls.field} sweep, accuracy % (mean ± sd)" + (" and parameters" if cls.counts_parameters else "")
+        return [(heading, sweep_table(block, cls.field, cls.values_key))]
