@@ -104,6 +104,7 @@ class ModelSweep(Evaluation):
 
     @property
     def values_swept(self) -> list[Any]:
+        """The field's values, the experiment's own first."""
         return self.values[self.setting_name]
 
     def runs_per_seed(self, plan):

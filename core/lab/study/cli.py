@@ -86,12 +86,6 @@ def build_parser() -> argparse.ArgumentParser:
         "validation block, with the first seed; every run stores its rate",
     )
     design.add_argument(
-        "--tune-epochs",
-        type=int,
-        help="the learning-rate trials' epoch cap (default: --epochs), e.g. a study that raised its cap after its "
-        "rates were chosen",
-    )
-    design.add_argument(
         "--checkpoint",
         type=Path,
         help="a JSON-lines file each finished run is appended to; the same command started again resumes from it",
@@ -115,7 +109,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_study_options(design: argparse._ArgumentGroup, ints: Callable[[str], list[int]]) -> None:
-    """--pe-scale-sweep, --protocol, and load-out's --train-loads and --test-loads."""
+    """--tune-epochs, --pe-scale-sweep, --protocol, and load-out's --train-loads and --test-loads."""
+    design.add_argument(
+        "--tune-epochs",
+        type=int,
+        help="the learning-rate trials' epoch cap (default: --epochs), e.g. a study that raised its cap after its "
+        "rates were chosen",
+    )
     design.add_argument(
         "--pe-scale-sweep",
         type=parse_list("floats"),
