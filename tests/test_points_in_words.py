@@ -266,7 +266,9 @@ def test_the_study_section_states_each_shipped_study_in_points(lab_with_results,
         assert not at.exception, [e.message for e in at.exception]
         shown = _shown(at)
         (caption,) = [text for text in shown if text.startswith(study["config"]["design"] + " · ")]
-        counts = [study["config"]["folds"], len(study["config"]["seeds"])]
+        counts = [study["config"]["folds"], len(study["config"]["seeds"]), study["config"].get("repeats", 1)]
+        repeats = study["config"].get("repeats", 1)
+        assert (f" × {repeats} repeats × " in caption) == (repeats > 1)  # time-cv cut more than once says so
         check_points(caption.split(" · commit ")[0], [study["config"]["margin"]], allowed=counts)
         for comparison in study["comparisons"]:
             assert any(text.endswith(comparison["sentence"]) for text in shown), comparison["sentence"]

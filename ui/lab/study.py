@@ -139,7 +139,8 @@ def show_study(study: dict[str, Any], verdict_shown: bool = False) -> None:
     config, comparisons = study["config"], study["comparisons"]
     st.caption(
         f"{markdown_literal(config['design'])} · {plural(config['folds'], 'fold')} × "
-        f"{plural(len(config['seeds']), 'seed')} · "
+        + (f"{plural(config['repeats'], 'repeat')} × " if config.get("repeats", 1) > 1 else "")
+        + f"{plural(len(config['seeds']), 'seed')} · "
         f"models {', '.join(markdown_literal(m) for m in config['models'])} · margin ±{config['margin']:g} "
         f"points · commit {markdown_literal(config['git_commit'][:10])}"
     )
