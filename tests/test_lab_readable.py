@@ -53,8 +53,9 @@ BUILDERS = {
     ),
     "study.order_map": lambda: study.order_map(
         [
-            {"label": "level 0", "kind": "control level", "x": -1.0, "y": 0.5, "ci95": [-1.0, 2.0], "verdict": "v"},
-            {"label": "CWRU", "kind": "real task", "x": 3.0, "y": -0.5, "ci95": None, "verdict": "w"},
+            {"tag": "level 0", "label": "level 0", "kind": "control level", "x": -1.0, "y": 0.5, "ci95": [-1.0, 2.0]}
+            | {"verdict": "v"},
+            {"tag": "1", "label": "CWRU", "kind": "real task", "x": 3.0, "y": -0.5, "ci95": None, "verdict": "w"},
         ]
     ),
 }
