@@ -10,6 +10,9 @@ A run's record is the study's own (core.lab.study.contract.study_run / tuning_ru
 first seed's first fold with it, so a resumed study is the same JSON as an uninterrupted one (its runs'
 train_seconds aside). A last line cut short by a crash is ignored. Appends are serialised by a lock: runs side
 by side finish on several threads.
+
+`carry_to_cap` starts the checkpoint of the same study with a higher epoch cap from an earlier one (protocol 3's
+amendment 1): the trials and the runs that stopped before the old cap are carried, the rest are trained again.
 """
 
 from __future__ import annotations
