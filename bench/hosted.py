@@ -346,6 +346,9 @@ def every_model_link(browser, url: str, files: dict) -> list[str]:
 def upload_and_press(browser, url: str, query: str, uploader: str, paths: list, button: str) -> list[str]:
     page = open_page(browser, url, query, "1 · Data")
     before = set(messages(page))
+    folded = page.locator(f"details:has(.st-key-{uploader}) > summary")
+    if folded.count() and not page.locator(f".st-key-{uploader}").is_visible():
+        folded.first.click()  # an uploader in a folded part (the Fault lab's Open): its file list shows once open
     page.locator(f".st-key-{uploader} input[type=file]").set_input_files([str(p) for p in paths])
     chips = page.locator(f'.st-key-{uploader} [data-testid="stFileChip"]')
     chips.nth(len(paths) - 1).wait_for()  # every file listed, then every transfer finished

@@ -19,7 +19,7 @@ from core.lab.data_roots import FolderRefused, confine
 from core.limits import MAX_PATH_CHARS, MAX_TEXT_CHARS, BudgetExceeded
 from core.safe_text import markdown_literal
 from tests.apptest_utils import ROOT, TIMEOUT, errors, run_page
-from ui.link_values import unusable
+from ui.link_values import NOTICE_KEY, unusable
 
 HOSTILE_FOLDERS = ["~root/x", "~nosuchuser123/x", "~/x", "~", "a\x00b", "a\nb", "x" * 5000]
 
@@ -140,6 +140,20 @@ def test_the_softmax_page_resets_a_to_its_default_and_says_which_link_value_it_d
     assert [info.value for info in at.info] == [
         f"Link value a\\={value} was not usable here and was reset to its default."
     ]
+
+
+def test_the_line_of_dropped_values_stays_while_the_page_reruns_and_another_page_forgets_it():
+    # the browser reruns a page by itself once its first figure paints (ui.first_paint); the link holds the bad
+    # value no longer by then, and the line used to vanish before anyone could read it
+    at = run_page("pages/softmax_saturation.py", {"a": "inf"})
+    line = "Link value a\\=inf was not usable here and was reset to its default."
+    assert [info.value for info in at.info] == [line]
+    at.run()
+    assert [info.value for info in at.info] == [line] and not at.query_params.get("a")
+    page, _ = at.session_state[NOTICE_KEY]
+    at.session_state[NOTICE_KEY] = ("another page", line)  # as if it was said on another page
+    at.run()
+    assert not at.info and NOTICE_KEY not in at.session_state and page != "another page"
 
 
 def test_several_bad_link_values_are_named_in_one_line_with_visitor_text_escaped():

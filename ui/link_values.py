@@ -42,6 +42,7 @@ NumberRange = tuple[float, float]  # (lowest, highest); two ints mean a whole-nu
 Choices = Sequence[object]  # the options of a choice widget, as the widget is given them
 _WHOLE = re.compile(r"\s*[+-]?\d+\s*")
 SHOWN_VALUE_CHARS = 40  # a dropped value is quoted this far: enough to recognise it, never a wall of digits
+NOTICE_KEY = "link_values_notice"  # session state: (page, the line of dropped values), until another page runs
 
 
 def unusable(value: str, allowed: NumberRange | None = None) -> bool:
@@ -101,11 +102,33 @@ def drop_unusable_link_values(
             unusable_values += [(key, value) for value in bad]
             kept[key] = [value for value in values if value not in bad]
     if not kept:
+        _repeat_notice()
         return []
     forget_link_values(kept)
     every_number = all(key in numbers for key, _ in unusable_values)
-    st.info(_dropped_line(unusable_values, foreign, every_number))
+    line = _dropped_line(unusable_values, foreign, every_number)
+    st.session_state[NOTICE_KEY] = (_page(), line)
+    st.info(line)
     return [f"{key}={value}" for key, value in unusable_values + foreign]
+
+
+def _page() -> str:
+    context = get_script_run_ctx()
+    return "" if context is None else context.page_script_hash
+
+
+def _repeat_notice() -> None:
+    """The line of values dropped on an earlier run of this page, shown again while the visitor stays on it: the
+    link no longer holds them, and a page reruns by itself after its first figure paints (ui.first_paint), which
+    took the line away before anyone could read it. Another page forgets it."""
+    stored = st.session_state.get(NOTICE_KEY)
+    if stored is None:
+        return
+    page, line = stored
+    if page == _page():
+        st.info(line)
+    else:
+        del st.session_state[NOTICE_KEY]
 
 
 def _dropped_line(unusable_values: list[tuple[str, str]], foreign: list[tuple[str, str]], numbers: bool) -> str:
