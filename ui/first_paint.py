@@ -15,6 +15,7 @@ import threading
 import streamlit as st
 
 PAINTED = "first_figure_painted"  # session flag: this visitor's browser has painted a Plotly figure
+COMPLETING = "first_figure_completing"  # session flag: the next run is the one that draws what waited
 _RUN = threading.local()  # each session's script runs in its own thread
 
 
@@ -52,6 +53,13 @@ def deferred() -> list[str]:
 def mark_painted() -> None:
     """The live view's callback once the browser has painted the first figure: the next run draws them all."""
     st.session_state[PAINTED] = True
+    st.session_state[COMPLETING] = True
+
+
+def take_completion() -> bool:
+    """Whether this run is the one that completes a first paint (the page's own run, not the visitor's), asked
+    once per run: what the run before it said is still news to the visitor (ui.link_values)."""
+    return bool(st.session_state.pop(COMPLETING, False))
 
 
 def hold_place(name: str, height: int) -> None:

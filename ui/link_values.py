@@ -37,12 +37,13 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from core.limits import MAX_TEXT_CHARS, finite_or_none
 from core.safe_text import markdown_literal
+from ui.first_paint import take_completion
 
 NumberRange = tuple[float, float]  # (lowest, highest); two ints mean a whole-number widget
 Choices = Sequence[object]  # the options of a choice widget, as the widget is given them
 _WHOLE = re.compile(r"\s*[+-]?\d+\s*")
 SHOWN_VALUE_CHARS = 40  # a dropped value is quoted this far: enough to recognise it, never a wall of digits
-NOTICE_KEY = "link_values_notice"  # session state: (page, the line of dropped values), until another page runs
+NOTICE_KEY = "link_values_notice"  # session state: (page, the line of dropped values), for the next run only
 
 
 def unusable(value: str, allowed: NumberRange | None = None) -> bool:
@@ -118,17 +119,12 @@ def _page() -> str:
 
 
 def _repeat_notice() -> None:
-    """The line of values dropped on an earlier run of this page, shown again while the visitor stays on it: the
-    link no longer holds them, and a page reruns by itself after its first figure paints (ui.first_paint), which
-    took the line away before anyone could read it. Another page forgets it."""
-    stored = st.session_state.get(NOTICE_KEY)
-    if stored is None:
-        return
-    page, line = stored
-    if page == _page():
-        st.info(line)
-    else:
-        del st.session_state[NOTICE_KEY]
+    """The line of values dropped on the run before, shown again on the run that completes a first paint
+    (ui.first_paint): that run is the page's own, the link no longer holds the values, and without this it took
+    the line away before anyone could read it. Any other run, the visitor's, forgets it."""
+    stored = st.session_state.pop(NOTICE_KEY, None)
+    if stored is not None and take_completion() and stored[0] == _page():
+        st.info(stored[1])
 
 
 def _dropped_line(unusable_values: list[tuple[str, str]], foreign: list[tuple[str, str]], numbers: bool) -> str:
