@@ -94,7 +94,7 @@ LABEL_PLACES = (
     ("bottom left", -0.5, -0.9),
 )
 PLOT_PIXELS = (820.0, 330.0)  # the map's plot area on a wide screen (the README's picture), width and height
-PHONE_PLOT_PIXELS = (250.0, 300.0)  # and on a 390-px phone: labels that fit there fit every wider screen too
+PHONE_PLOT_PIXELS = (250.0, 300.0)  # and on a 390-px phone
 CHARACTER_PIXELS, LINE_PIXELS = 6.6, 15.0  # Plotly's 12-px sans serif: a character's mean width, a line
 
 

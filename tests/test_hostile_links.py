@@ -160,6 +160,13 @@ def test_the_line_of_dropped_values_outlives_the_run_that_completes_the_first_pa
     at.session_state[COMPLETING] = True
     at.run()
     assert not at.info and page != "another page"
+    # a first paint completed on a run with nothing to repeat vouches for no later run
+    at = run_page("pages/softmax_saturation.py", {})
+    at.session_state[COMPLETING] = True
+    at.run()
+    at.session_state[NOTICE_KEY] = (page, line)  # a line stored afterwards, then the visitor's own run
+    at.run()
+    assert not at.info
 
 
 def test_several_bad_link_values_are_named_in_one_line_with_visitor_text_escaped():

@@ -73,10 +73,9 @@ def test_every_fixture_results_file_opens_again_as_results(path):
     stored = json.loads(path.read_text())["results"]  # results schema 4: opened through the migration
     results = migrate(stored)
     assert (stored["schema_version"], results["schema_version"]) == (4, 6) and results["runs"] == stored["runs"]
-    if "split_seed" in stored["config"]["data"]:  # version 6's one rename, in its place
-        data = stored["config"]["data"]
-        assert list(results["config"]["data"]) == [k.replace("split_seed", "windowing_seed") for k in data]
-        assert results["config"]["data"]["windowing_seed"] == data["split_seed"]
+    data = stored["config"]["data"]  # version 6's one rename, in its place
+    assert list(results["config"]["data"]) == [k.replace("split_seed", "windowing_seed") for k in data]
+    assert results["config"]["data"]["windowing_seed"] == data["split_seed"]
     assert open_saved(encoded(stored)) == ("results", results)
     assert open_saved(encoded(results)) == ("results", results)
     assert open_saved(gzip.compress(encoded(stored))) == ("results", results)  # a .json.gz opens alike

@@ -14,6 +14,7 @@ from core.lab.study.cli import build_parser
 from tests.study_helpers import three_recordings, tiny_study_plan
 
 MODELS = ["B-noPE", "B", "spectrum-LR"]
+CAPS = (8, 6, 10, 12)  # the first cap tried found both kinds of run on the machines this was written on
 
 
 def without_seconds(runs):
@@ -32,27 +33,38 @@ def plan(recordings, epochs, path=None, **changes):
     return study
 
 
+def both_kinds(recordings, folder):
+    """A first study at the lowest cap of CAPS whose runs hold both kinds the carry tells apart, as in the curve:
+    runs still improving at the cap, and at least two that stopped before it (where training stops depends on
+    the CPU's rounding, so the cap is searched, not fixed). Returns (cap, study, its checkpoint)."""
+    for cap in CAPS:
+        path = folder / f"old-{cap}.jsonl"
+        study = run_study(plan(recordings, cap, path))
+        improving = any(run["best_epoch"] == cap for run in study["runs"])
+        if improving and sum(0 < run["epochs"] < cap for run in study["runs"]) >= 2:
+            return cap, study, path
+    pytest.fail(f"no cap of {CAPS} gave runs both stopped early and still improving at the cap")
+
+
 def test_a_raised_cap_carries_stopped_runs_retrains_capped_ones_and_equals_a_fresh_study(recordings, tmp_path):
-    old, new = tmp_path / "old.jsonl", tmp_path / "new.jsonl"
-    before = run_study(plan(recordings, 8, old))
-    capped = [run for run in before["runs"] if run["epochs"] == 8]
-    stopped = [run for run in before["runs"] if 0 < run["epochs"] < 8]
-    assert any(run["best_epoch"] == 8 for run in capped) and len(stopped) >= 2  # both kinds, as in the curve
-    raised = plan(recordings, 14, new, tune_epochs=8)
+    cap, before, old = both_kinds(recordings, tmp_path)
+    new, higher = tmp_path / "new.jsonl", cap + 6
+    capped = [run for run in before["runs"] if run["epochs"] == cap]
+    raised = plan(recordings, higher, new, tune_epochs=cap)
     counts = carry_to_cap(old, new, raised.identity())
     trials = len(before["tuning_runs"])
     assert counts["carried"] == trials + len(before["runs"]) - len(capped) - 1
     assert counts["retrain"] == len(capped) + 1 and len(counts["check"]) == 1
     after = run_study(raised)
-    fresh = run_study(plan(recordings, 14, tune_epochs=8))
+    fresh = run_study(plan(recordings, higher, tune_epochs=cap))
     assert without_seconds(after["runs"]) == without_seconds(fresh["runs"])
     assert after["tuning_runs"] == fresh["tuning_runs"] == before["tuning_runs"]  # the trials' cap is kept
-    assert after["config"]["tune_epochs"] == 8 and after["config"]["train"]["epochs"] == 14
+    assert after["config"]["tune_epochs"] == cap and after["config"]["train"]["epochs"] == higher
     key = counts["check"][0]
     check = [r for r in before["runs"] if (r["repeat"], r["fold"], r["seed"], r["model"]) == tuple(key)]
     again = [r for r in after["runs"] if (r["repeat"], r["fold"], r["seed"], r["model"]) == tuple(key)]
     assert same_runs(check[0], again[0])  # retrained at the higher cap: the same run
-    assert any(r["epochs"] > 8 for r in after["runs"])  # a capped run went on
+    assert any(r["epochs"] > cap for r in after["runs"])  # a capped run went on
 
 
 def test_a_carry_refuses_other_studies_a_lower_cap_and_a_schedule_that_reads_the_cap(recordings, tmp_path):

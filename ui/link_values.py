@@ -83,6 +83,7 @@ def drop_unusable_link_values(
     this page when it names its `choices` (see the module docstring), before any widget reads them; show one line
     naming them. Returns the dropped values as "key=value"."""
     numbers = numbers or {}
+    completing = take_completion()  # asked on every run, so a paint long ago cannot vouch for a later run
     own = None if choices is None else {*numbers, *text, *choices}
     unusable_values: list[tuple[str, str]] = []
     foreign: list[tuple[str, str]] = []
@@ -103,7 +104,7 @@ def drop_unusable_link_values(
             unusable_values += [(key, value) for value in bad]
             kept[key] = [value for value in values if value not in bad]
     if not kept:
-        _repeat_notice()
+        _repeat_notice(completing)
         return []
     forget_link_values(kept)
     every_number = all(key in numbers for key, _ in unusable_values)
@@ -118,12 +119,12 @@ def _page() -> str:
     return "" if context is None else context.page_script_hash
 
 
-def _repeat_notice() -> None:
+def _repeat_notice(completing: bool) -> None:
     """The line of values dropped on the run before, shown again on the run that completes a first paint
     (ui.first_paint): that run is the page's own, the link no longer holds the values, and without this it took
     the line away before anyone could read it. Any other run, the visitor's, forgets it."""
     stored = st.session_state.pop(NOTICE_KEY, None)
-    if stored is not None and take_completion() and stored[0] == _page():
+    if stored is not None and completing and stored[0] == _page():
         st.info(stored[1])
 
 
