@@ -41,16 +41,23 @@ IDLE = (  # a run has finished and no figure waits for the first one to paint (u
 )
 # Runs in every document before the app's own scripts: counts the runs it sees start (the app's
 # data-test-script-state entering "running"), so a wait can tell a run that started after an interaction from
-# the one before it. The observer's callback runs after each rendering task, so a short run is counted too.
+# the one before it.
 RUN_COUNTER = """(() => {
     window.__peLabRuns = 0;
     window.__peLabDocument = Math.random();
+    const stateOf = (app) => app?.getAttribute('data-test-script-state') ?? null;
     let last = null;
-    new MutationObserver(() => {
-        const state = document.querySelector('[data-testid="stApp"]')?.getAttribute('data-test-script-state');
-        if (state === 'running' && last !== 'running') window.__peLabRuns += 1;
-        last = state ?? last;
-    }).observe(document, {subtree: true, childList: true, attributes: true,
+    // One callback can bring several changes of the state (a quick run on a busy machine: running, then
+    // notRunning, before the observer is called), so the states are read off the records' old values and the
+    // current one, not the current one alone, which would miss that run.
+    new MutationObserver((records) => {
+        const app = document.querySelector('[data-testid="stApp"]');
+        const seen = records.filter((r) => r.type === 'attributes' && r.target === app).map((r) => r.oldValue);
+        for (const state of [...seen.slice(1), stateOf(app)]) {
+            if (state === 'running' && last !== 'running') window.__peLabRuns += 1;
+            last = state ?? last;
+        }
+    }).observe(document, {subtree: true, childList: true, attributes: true, attributeOldValue: true,
                           attributeFilter: ['data-test-script-state']});
 })();"""
 # True once the document has seen a run start after `before` ([document, runs] when the interaction began;
