@@ -253,21 +253,27 @@ def test_a_study_resumes_from_its_checkpoint_without_retraining_finished_cells(r
 
     monkeypatch.setattr(core.lab.runs, "train", counting_train)
     path = tmp_path / "runs.jsonl"
-    plan = tiny_plan(recordings, models=["A", "B"], tune_lr=True, checkpoint=path)
+    plan = tiny_plan(recordings, models=["A", "B"], seeds=[0, 1], tune_lr=True, checkpoint=path)
     first = run_study(plan)
-    assert len(trained) == plan.run_count() == 2 * (1 + 3) * 3  # the runs and three rate trials per fold
+    assert plan.run_count() == 2 * (2 + 3) * 3  # the runs and three rate trials per fold
+    # seed 0's run at its fold's rate is that rate's trial (core.lab.study.final_runs): trained once
+    assert len(trained) == plan.run_count() - 2 * 3
     lines = path.read_text().splitlines()
-    assert len(lines) == 1 + plan.run_count()  # the header, then one line per finished run
+    kinds = [json.loads(line)["kind"] for line in lines[1:]]
+    assert (kinds.count("tuning"), kinds.count("trial run"), kinds.count("run")) == (18, 18, 12)
     trained.clear()
     assert run_study(plan) == first and trained == []  # all finished: nothing trained again
+    lost = [json.loads(line)["key"] for line in lines[-3:]]
+    assert {kind for kind in kinds[-3:]} == {"run"}
     path.write_text("\n".join(lines[:-3] + [lines[-3][: len(lines[-3]) // 2]]) + "\n")  # stopped mid-write
     again = run_study(plan)
-    assert len(trained) == 3  # the two lost runs and the one cut short
+    # the two lost runs and the one cut short, but for seed 0's, which its kept trial gives again
+    assert sorted((model, seed) for model, seed, _ in trained) == sorted((m, s) for _, _, s, m in lost if s != 0)
     assert {k: v for k, v in again.items() if k != "runs"} == {k: v for k, v in first.items() if k != "runs"}
     strip = [{k: v for k, v in run.items() if k != "train_seconds"} for run in first["runs"]]
     assert [{k: v for k, v in run.items() if k != "train_seconds"} for run in again["runs"]] == strip
     with pytest.raises(ValueError, match="checkpoint of another study .*seeds"):
-        run_study(tiny_plan(recordings, models=["A", "B"], seeds=[0, 1], tune_lr=True, checkpoint=path))
+        run_study(tiny_plan(recordings, models=["A", "B"], seeds=[0], tune_lr=True, checkpoint=path))
 
 
 def test_the_study_cli_reports_learning_rate_trials_and_final_runs_line_by_line(tmp_path, capsys):

@@ -3,8 +3,9 @@
 
     line 1      {"checkpoint": "study", "identity": {...}}: what the study trains (design, folds, repeats,
                 seeds, models, window, stride, train, data, tune_lr); a file of another study is refused
-    then        {"kind": "run" | "tuning", "key": [repeat, fold, seed, model(, rate)], "record": {...},
-                "profile": {...} or null}, one per finished run, in the order they finished
+    then        {"kind": "run" | "tuning" | "trial run", "key": [repeat, fold, seed, model(, rate)], "record":
+                {...}, "profile": {...} or null}, one per finished run, in the order they finished; a trial
+                writes "trial run" (its full record) before "tuning" (what choosing the rate reads)
 
 A run's record is the study's own (core.lab.study.contract.study_run / tuning_run), the probe profile of the
 first seed's first fold with it, so a resumed study is the same JSON as an uninterrupted one (its runs'
@@ -26,6 +27,7 @@ from typing import Any
 from core.lab.contract import to_plain
 
 HEADER = "study"
+TRIAL_RUN = "trial run"  # a learning-rate trial's full record, kept for the study's run it is (study.final_runs)
 
 
 class Checkpoint:
@@ -112,6 +114,8 @@ def carry_to_cap(old: str | Path, new: str | Path, identity: Mapping[str, Any], 
         file.write(json.dumps({"checkpoint": HEADER, "identity": after}, separators=(",", ":")) + "\n")
         for line in lines[1:]:
             entry = json.loads(line)
+            if entry["kind"] == TRIAL_RUN:  # a trial is not the study's run under another cap: not carried
+                continue
             record = entry["record"]
             stopped = entry["kind"] == "tuning" or record["epochs"] < cap
             if stopped and entry["kind"] == "run" and record["epochs"] > 0 and len(check) < leave_out:

@@ -20,22 +20,20 @@ from dataclasses import InitVar, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import torch
 
 from core.fingerprint import machine_fingerprint
 from core.lab.backends import backend
 from core.lab.contract import SCHEMA_VERSION, to_plain
-from core.lab.models import BASELINE_MODELS, STUDY_MODEL_NAMES, TRANSFORMER_VARIANTS, build_model, check_model_settings
+from core.lab.models import BASELINE_MODELS, STUDY_MODEL_NAMES, check_model_settings
 from core.lab.names import DESIGNS
-from core.lab.probes.attention import attention_by_offset
 from core.lab.probes.order import order_summary
-from core.lab.probes.position import energy_ratio, learned_table, similarity_by_offset
 from core.lab.report import plural
-from core.lab.runs import Event, PlanStopped, Stage, StageKey, train_run, train_stages
+from core.lab.runs import Event, PlanStopped, Stage, StageKey, train_stages
 from core.lab.study.checkpoint import Checkpoint
 from core.lab.study.comparisons import STUDY_METRICS, compare_all, decomposition
-from core.lab.study.contract import study_run, validate_study
+from core.lab.study.contract import validate_study
+from core.lab.study.final_runs import TrialRuns, final_run
 from core.lab.study.folds import Fold, fault_location, make_folds
 from core.lab.study.order_gap import order_gap
 from core.lab.study.sweep import check_scales, run_sweep, sweep_stages, swept_models
@@ -263,11 +261,12 @@ def run_study(
 
     tuning: list[dict[str, Any]] = []
     tuned = None
+    trials = TrialRuns(plan, folds[0], store) if TrialRuns.applies(plan) else None
     if plan.tune_lr:
-        tuning = learning_rate_trials(plan, folds, emit, should_stop, trainer, store)
+        tuning = learning_rate_trials(plan, folds, emit, should_stop, trainer, store, trials)
         tuned = pooled_rates(tuning, folds) if plan.protocol == 3 else rates_per_fold(tuning)
     profiles: dict[str, dict[str, Any]] = {}
-    train_one = _final_run(plan, folds[0], emit, trainer, store, profiles)
+    train_one = final_run(plan, folds[0], emit, trainer, store, profiles, trials)
     stages = final_stages(plan, folds, tuned)
     runs, stopped = train_stages(stages, plan.seeds, train_one, plan.workers, plan.device, emit, should_stop)
     if stopped:
@@ -305,54 +304,6 @@ def final_stages(plan: StudyPlan, folds: Sequence[Fold], tuned: Rates | None) ->
                 Stage(StageKey("fold", (f.repeat, f.index, "baseline"), f.name), f.windows, baselines, plan.config)
             )
     return stages
-
-
-def _final_run(
-    plan: StudyPlan,
-    first: Fold,
-    emit: Callable[[Event], None],
-    trainer: Callable[..., dict[str, Any]] | None,
-    store: Checkpoint | None,
-    profiles: dict[str, dict[str, Any]],
-) -> Callable[[Stage, int, str, Callable[[], bool] | None], dict[str, Any]]:
-    """The study's train_one: a run of (repeat, fold, model) at its stage's rate, taken from the checkpoint when
-    it finished before, else trained (and checkpointed); the first seed's run on the first fold keeps a profile."""
-
-    def train_one(stage: Stage, seed: int, model: str, stop: Callable[[], bool] | None) -> dict[str, Any]:
-        repeat, fold = stage.key.variant[:2]
-        key = (repeat, fold, seed, model)
-        probe = (repeat, fold, seed) == (first.repeat, first.index, plan.seeds[0]) and model in TRANSFORMER_VARIANTS
-        done = None if store is None else store.get("run", key)
-        if done is not None:
-            if done["profile"] is not None:
-                profiles[model] = done["profile"]
-            return done["record"]
-        run = train_run(stage, seed, model, stop, plan.device, emit, keep_weights=probe, trainer=trainer)
-        if probe:
-            profiles[model] = probe_profile(stage, model, run.pop("weights"), fold, seed)
-        record = study_run(run, fold, repeat, None if model in BASELINE_MODELS else stage.config.learning_rate)
-        if store is not None:
-            store.put("run", key, record, profiles.get(model) if probe else None)
-        return record
-
-    return train_one
-
-
-def probe_profile(stage: Stage, model_name: str, weights: dict[str, Any], fold: int, seed: int) -> dict[str, Any]:
-    """What one trained model attends to and what position signal it got, on its fold's test windows: the
-    arrays every visitor sees without the weights."""
-    windows = stage.windows
-    model = build_model(model_name, windows.window, len(windows.class_names), stage.config.model)
-    model.load_state_dict(weights)
-    x = torch.as_tensor(windows.x_test, dtype=torch.float32)
-    table = learned_table(model)
-    return {
-        "fold": fold,
-        "seed": seed,
-        "attention_by_offset": np.round(attention_by_offset(model, x), 6),
-        "energy_ratio": energy_ratio(model, x),
-        "learned_similarity_by_offset": None if table is None else np.round(similarity_by_offset(table), 6),
-    }
 
 
 def fold_record(fold: Fold) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from core.lab.models import BASELINE_MODELS
 from core.lab.runs import Event, PlanStopped, Stage, StageKey, train_run, train_stages
 from core.lab.study.checkpoint import Checkpoint
 from core.lab.study.contract import tuning_run
+from core.lab.study.final_runs import TrialRuns
 from core.lab.study.folds import Fold
 from core.lab.training import TrainConfig
 
@@ -51,9 +52,11 @@ def learning_rate_trials(
     should_stop: Callable[[], bool] | None,
     trainer: Callable[..., dict[str, Any]] | None = None,
     store: Checkpoint | None = None,
+    kept: TrialRuns | None = None,
 ) -> list[dict[str, Any]]:
     """Every trial of a StudyPlan: each tuned model at each rate of LR_GRID on every (repeat, fold), first seed,
-    as tuning records in plan order (from the checkpoint where it holds them)."""
+    as tuning records in plan order (from the checkpoint where it holds them). `kept` receives each trained
+    trial's full record, for the study's own run that is the same run (core.lab.study.final_runs)."""
     stages = [
         Stage(
             StageKey("lr trial", (f.repeat, f.index, rate), f"{f.name}, rate {rate:g}"),
@@ -71,8 +74,11 @@ def learning_rate_trials(
         done = None if store is None else store.get("tuning", key)
         if done is not None:
             return done["record"]
-        run = train_run(stage, seed, model, stop, plan.device, emit, trainer=trainer)
+        keep_weights = kept is not None and kept.wants_weights(repeat, fold, seed, model)
+        run = train_run(stage, seed, model, stop, plan.device, emit, keep_weights=keep_weights, trainer=trainer)
         record = tuning_run(run, fold, repeat, rate, stage.config.select_by)
+        if kept is not None:
+            kept.keep(stage, run, repeat, fold, rate)
         if store is not None:
             store.put("tuning", key, record)
         return record
