@@ -46,6 +46,8 @@ def test_the_first_seed_at_its_chosen_rate_is_taken_from_its_trial_and_equals_a_
     taken = run_study(plan)
     trials = 3 * TUNED * FOLDS
     assert len(trained) == trials + TUNED * FOLDS * len(SEEDS) - TUNED * FOLDS  # seed 0's runs not trained again
+    fits = FOLDS * len(SEEDS)  # spectrum-LR's, counted among the runs but not trained
+    assert plan.trained_count() == len(trained) + fits == plan.run_count() - TUNED * FOLDS
     assert [seed for _, seed, _ in trained[trials:]] == [1] * TUNED * FOLDS
 
     trained.clear()
@@ -74,4 +76,4 @@ def test_nothing_is_taken_from_trials_with_an_epoch_cap_of_their_own(recordings,
     assert not TrialRuns.applies(plan)
     trained = _counting(monkeypatch)
     run_study(plan)
-    assert len(trained) == 3 * TUNED * FOLDS + TUNED * FOLDS
+    assert len(trained) == 3 * TUNED * FOLDS + TUNED * FOLDS == plan.trained_count() - FOLDS == plan.run_count() - FOLDS

@@ -130,7 +130,8 @@ def plan_workload(plan: Any) -> Workload:
         windows, window = len(plan.data.x_train), plan.data.window
     else:  # an experiment on recordings, cut with its `cutting`
         windows, window = plan_training_windows(plan.data, plan.cutting), plan.cutting.get("window", REFERENCE_WINDOW)
-    return Workload(plan.run_count(), windows, plan.config.epochs, plan.workers, window)
+    runs = plan.trained_count() if hasattr(plan, "trained_count") else plan.run_count()
+    return Workload(runs, windows, plan.config.epochs, plan.workers, window)
 
 
 def plan_wait_line(plan: Any) -> str:

@@ -274,7 +274,7 @@ def study_workload(data: LoadedData, settings: LabSettings, plan: StudyPlan) -> 
     """What the study's wait is estimated from (core.lab.wait): its runs over the mean of its folds' real
     training windows; DataError when the data cannot be cut into these folds."""
     per_fold = fold_windows(data.uid, data.recordings, plan.design, plan.window, plan.folds)
-    return Workload(plan.run_count(), sum(per_fold) / len(per_fold), settings.epochs, plan.workers, plan.window)
+    return Workload(plan.trained_count(), sum(per_fold) / len(per_fold), settings.epochs, plan.workers, plan.window)
 
 
 @st.cache_data(max_entries=8, show_spinner=False)

@@ -151,6 +151,12 @@ class StudyPlan:
         sweep = len(swept_models(self.models)) * len(self.pe_scale_sweep) * len(self.seeds)
         return (len(self.models) * len(self.seeds) + trials + sweep) * self.fold_count() * self.repeat_count()
 
+    def trained_count(self) -> int:
+        """The runs of `run_count` that are trained, what a wait is estimated from: the first seed's run of a tuned
+        model is its chosen trial where that trial is the same run (core.lab.study.final_runs)."""
+        taken = len(tuned_models(self.models)) if TrialRuns.applies(self) else 0
+        return self.run_count() - taken * self.fold_count() * self.repeat_count()
+
     @property
     def validation(self) -> str:
         """Where a fold validates (core.lab.study.validation): "block" under protocol 2, "slices" under 3."""
