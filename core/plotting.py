@@ -98,22 +98,34 @@ PHONE_PLOT_PIXELS = (250.0, 300.0)  # and on a 390-px phone
 CHARACTER_PIXELS, LINE_PIXELS = 6.6, 15.0  # Plotly's 12-px sans serif: a character's mean width, a line
 
 
+# Where a label goes when no place beside its point is free: its centre this many pixels from the point, in eight
+# directions, drawn apart with a leader line to the point (a crowded cluster: the map's control levels).
+LEADER_PIXELS = (34.0, 52.0)
+LabelPlace = str | tuple[float, float]  # a textposition, or (ax, ay): a label drawn apart, offset from its point
+
+
 def label_places(
     points: Sequence[tuple[float, float, str, Sequence[float]]],
     x_range: Sequence[float],
     y_range: Sequence[float],
     plots: Sequence[tuple[float, float]] = (PLOT_PIXELS,),
-) -> list[str]:
-    """A textposition for each (x, y, label, (low, high) of its error bar), so that labels meet neither each
-    other nor a marker or an error bar where that can be done: each label takes the first place of LABEL_PLACES
-    that is free on every plot of `plots` (width, height in pixels), else the one that overlaps least over them
-    all. Points are placed from the top down."""
+) -> list[LabelPlace]:
+    """A place for each (x, y, label, (low, high) of its error bar), so that labels meet neither each other nor a
+    marker or an error bar where that can be done: each label takes the first place of LABEL_PLACES that is free on
+    every plot of `plots` (width, height in pixels), a Plotly textposition; where none is, the place LEADER_PIXELS
+    away that overlaps least (its leader line included), as (ax, ay), the pixel offset of a Plotly annotation's text
+    from its point (y down), if it overlaps less than half as much as the best place beside the point; else that
+    place beside it. Points are placed from the top down."""
     boxes = [_PlacedLabels(points, x_range, y_range, plot) for plot in plots]
-    places = [""] * len(points)
+    places: list[LabelPlace] = [""] * len(points)
     for i in sorted(range(len(points)), key=lambda i: -points[i][1]):
         costs = [sum(costs) for costs in zip(*(plot.costs(i) for plot in boxes))]
         best = min(range(len(LABEL_PLACES)), key=lambda k: costs[k])  # min keeps the first of equal costs
-        places[i] = LABEL_PLACES[best][0]
+        apart = min(range(len(LABEL_PLACES), len(costs)), key=lambda k: costs[k])
+        if costs[apart] < costs[best] / 2:  # apart only where that clears at least half of what it would meet
+            best = apart
+        dx, dy = boxes[0].offset(i, best)
+        places[i] = LABEL_PLACES[best][0] if best < len(LABEL_PLACES) else (round(dx, 1), round(-dy, 1) + 0.0)
         for plot in boxes:
             plot.take(i, best)
     return places
@@ -134,25 +146,48 @@ class _PlacedLabels:
         (x0, x1), (y0, y1) = self.x_range, self.y_range
         return (x - x0) / (x1 - x0) * self.width, (y - y0) / (y1 - y0) * self.height
 
+    def size(self, i: int) -> tuple[float, float]:
+        return CHARACTER_PIXELS * len(self.points[i][2]) + 4, LINE_PIXELS
+
+    def offset(self, i: int, place: int) -> tuple[float, float]:
+        """The label's centre from its point in pixels (y up) at `place`: an index of LABEL_PLACES, then of the
+        places LEADER_PIXELS away (eight directions at each distance)."""
+        w, h = self.size(i)
+        if place < len(LABEL_PLACES):
+            _, dx, dy = LABEL_PLACES[place]
+            return dx * w + (6 if dx > 0 else -6 if dx < 0 else 0), dy * h
+        distance = LEADER_PIXELS[(place - len(LABEL_PLACES)) // 8]
+        ux, uy = _DIRECTIONS[(place - len(LABEL_PLACES)) % 8]
+        return ux * (distance + w / 2), uy * distance
+
     def box(self, i: int, place: int) -> tuple[float, float, float, float]:
-        px, py = self.pixels[i]
-        w, h = CHARACTER_PIXELS * len(self.points[i][2]) + 4, LINE_PIXELS
-        _, dx, dy = LABEL_PLACES[place]
-        cx, cy = px + dx * w + (6 if dx > 0 else -6 if dx < 0 else 0), py + dy * h
-        return cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2
+        (px, py), (w, h), (dx, dy) = self.pixels[i], self.size(i), self.offset(i, place)
+        return px + dx - w / 2, py + dy - h / 2, px + dx + w / 2, py + dy + h / 2
 
     def costs(self, i: int) -> list[float]:
-        """Per place of LABEL_PLACES: the area the label would share with what is taken, and what lies outside."""
+        """Per place (LABEL_PLACES, then those LEADER_PIXELS away): the area the label would share with what is
+        taken, and what lies outside the plot."""
         others = [t for j, t in enumerate(self.taken) if j != i]  # its own error bar counts, its marker not
         costs = []
-        for place in range(len(LABEL_PLACES)):
+        for place in range(len(LABEL_PLACES) + 8 * len(LEADER_PIXELS)):
             box = self.box(i, place)
             outside = max(0.0, -box[0]) + max(0.0, box[2] - self.width)
-            costs.append(sum(_overlap(box, t) for t in others) + outside * LINE_PIXELS)
+            if place >= len(LABEL_PLACES):  # one beside its point may stand above the plot; one apart may not
+                outside += max(0.0, -box[1]) + max(0.0, box[3] - self.height)
+            shared = sum(_overlap(box, t) for t in others)
+            if place >= len(LABEL_PLACES):  # and its leader line, from the marker's edge to the label's centre
+                (px, py), (dx, dy) = self.pixels[i], self.offset(i, place)
+                line = (min(px, px + dx) - 1, min(py, py + dy) - 1, max(px, px + dx) + 1, max(py, py + dy) + 1)
+                own = (i, len(self.points) + i)  # it starts at its own marker, on its own error bar
+                shared += sum(_overlap(line, t) for j, t in enumerate(self.taken) if j not in own)
+            costs.append(shared + outside * LINE_PIXELS)
         return costs
 
     def take(self, i: int, place: int) -> None:
         self.taken.append(self.box(i, place))
+
+
+_DIRECTIONS = ((0, 1), (0, -1), (1, 0), (-1, 0), (0.7, 0.7), (-0.7, 0.7), (0.7, -0.7), (-0.7, -0.7))
 
 
 def _overlap(box, other) -> float:

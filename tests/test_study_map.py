@@ -166,3 +166,35 @@ def test_a_label_is_placed_where_it_fits_on_every_plot_it_is_drawn_for():
     point = [(8.0, 5.0, "a label of two dozen chr", (5.0, 5.0))]
     assert label_places(point, (0, 10), (0, 10)) == ["top center"]
     assert label_places(point, (0, 10), (0, 10), (PLOT_PIXELS, PHONE_PLOT_PIXELS)) == ["middle left"]
+
+
+def test_a_label_with_no_free_place_beside_its_crowded_point_stands_apart_with_a_leader_line():
+    # the map's three easiest control levels: beside level 1 every place meets level 0's or level 2's marker, bar
+    # or label on a wide plot or a phone's; its label goes to the left, apart, where it meets nothing
+    cluster = [
+        (47.4, 49.4, "level 0", (47.1, 51.7)),
+        (45.1, 46.5, "level 1", (43.3, 49.7)),
+        (43.3, 40.8, "level 2", (34.9, 46.6)),
+    ]
+    x_range, y_range = (-16.0, 60.0), (-12.0, 57.0)
+    places = label_places(cluster, x_range, y_range, (PLOT_PIXELS, PHONE_PLOT_PIXELS))
+    assert isinstance(places[1], tuple) and all(isinstance(place, str) for place in places[::2])
+    ax, ay = places[1]
+    assert ax < 0 and ay == 0
+    for width, height in (PLOT_PIXELS, PHONE_PLOT_PIXELS):  # by hand: pixels with y up, the label 7 x 6.6 + 4 wide
+        scale = (width / (x_range[1] - x_range[0]), height / (y_range[1] - y_range[0]))
+        px, py = (45.1 - x_range[0]) * scale[0], (46.5 - y_range[0]) * scale[1]
+        left, right, low, high = px + ax - 25.1, px + ax + 25.1, py - 7.5, py + 7.5
+        assert right < px - 6 and left > 0  # clear of its own marker, inside the plot
+        for x, _, _, (bar_low, bar_high) in (cluster[0], cluster[2]):
+            qx = (x - x_range[0]) * scale[0]
+            bottom, top = ((end - y_range[0]) * scale[1] for end in (bar_low, bar_high))
+            assert right < qx - 6 or left > qx + 6 or high < bottom or low > top
+    # the shipped map has this cluster: level 1's label stands apart there, drawn as an annotation with its line
+    from core.lab.shipped import read_map
+
+    figure = order_map(read_map()[0])
+    (annotation,) = figure.layout.annotations
+    assert (annotation.text, annotation.showarrow) == ("level 1", True) and annotation.ax < 0
+    assert list(figure.data[0].text) == ["level 0", "", "level 2", "level 3"]
+    assert figure_problems(json.loads(figure.to_json())) == []

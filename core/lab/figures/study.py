@@ -147,13 +147,28 @@ def order_map(points: Sequence[Mapping[str, Any]]) -> go.Figure:
                     arrayminus=[p["y"] - low for p, (low, _) in zip(rows, ci)],
                     color=PALETTE[i],
                 ),
-                text=labels(p["tag"] for p in rows),
-                textposition=[places[id(p)] for p in rows],
+                text=labels("" if isinstance(places[id(p)], tuple) else p["tag"] for p in rows),
+                textposition=["top center" if isinstance(places[id(p)], tuple) else places[id(p)] for p in rows],
                 cliponaxis=False,
                 customdata=[labels((p["label"], p["verdict"])) for p in rows],
                 hovertemplate="%{customdata[0]}: order gap %{x:+.1f}, B − B-noPE %{y:+.1f} points (%{customdata[1]})",
             )
         )
+    for p in points:  # a label with no free place beside its point stands apart, a leader line to it
+        if isinstance(offset := places[id(p)], tuple):
+            ax, ay = offset
+            figure.add_annotation(
+                x=p["x"],
+                y=p["y"],
+                text=labels([p["tag"]])[0],
+                ax=ax,
+                ay=ay,
+                showarrow=True,
+                arrowhead=0,
+                arrowwidth=1,
+                arrowcolor="#7f7f7f",
+                standoff=6,
+            )
     figure.update_layout(showlegend=True)
     # what the gap is, the caption under the map says: a longer title ran past the figure at 390 px
     figure.update_xaxes(title="order gap, points", range=x_range)
