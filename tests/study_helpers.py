@@ -3,6 +3,7 @@ seconds (one small encoder layer, 128-sample windows, three folds)."""
 
 from __future__ import annotations
 
+import core.lab.runs
 from core.lab.models import ModelConfig
 from core.lab.study import StudyPlan
 from core.lab.training import TrainConfig
@@ -28,6 +29,20 @@ def tiny_study_plan(recordings: list[Recording], epochs: int = 1, **changes) -> 
         data_settings={"dataset": "synthetic"},
     )
     return StudyPlan(recordings, **{**settings, **changes})
+
+
+def count_training(monkeypatch) -> list[tuple[str, int, float]]:
+    """A list that each Transformer run trained from now on appends its (model, seed, learning rate) to
+    (spectrum-LR is fitted, not trained, and is not counted)."""
+    trained = []
+    real_train = core.lab.runs.train
+
+    def counting_train(windows, model, config, seed, *args, **kwargs):
+        trained.append((model, seed, config.learning_rate))
+        return real_train(windows, model, config, seed, *args, **kwargs)
+
+    monkeypatch.setattr(core.lab.runs, "train", counting_train)
+    return trained
 
 
 def study_stub(

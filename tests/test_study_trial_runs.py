@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-import core.lab.runs
 from core.lab.study import run_study
 from core.lab.study.final_runs import TrialRuns
-from tests.study_helpers import three_recordings, tiny_study_plan
+from tests.study_helpers import count_training, three_recordings, tiny_study_plan
 
 MODELS = ["B-noPE", "B", "spectrum-LR"]
 TUNED, FOLDS, SEEDS = 2, 3, [0, 1]
@@ -19,18 +18,6 @@ TUNED, FOLDS, SEEDS = 2, 3, [0, 1]
 @pytest.fixture(scope="module")
 def recordings():
     return three_recordings()
-
-
-def _counting(monkeypatch) -> list[tuple[str, int, float]]:
-    trained = []
-    real_train = core.lab.runs.train
-
-    def counting_train(windows, model, config, seed, *args, **kwargs):
-        trained.append((model, seed, config.learning_rate))
-        return real_train(windows, model, config, seed, *args, **kwargs)
-
-    monkeypatch.setattr(core.lab.runs, "train", counting_train)
-    return trained
 
 
 def _without_seconds(study: dict) -> dict:
@@ -42,7 +29,7 @@ def test_the_first_seed_at_its_chosen_rate_is_taken_from_its_trial_and_equals_a_
     recordings, monkeypatch, tmp_path
 ):
     plan = tiny_study_plan(recordings, epochs=3, models=MODELS, seeds=SEEDS, protocol=3)
-    trained = _counting(monkeypatch)
+    trained = count_training(monkeypatch)
     taken = run_study(plan)
     trials = 3 * TUNED * FOLDS
     assert len(trained) == trials + TUNED * FOLDS * len(SEEDS) - TUNED * FOLDS  # seed 0's runs not trained again
@@ -65,7 +52,7 @@ def test_a_resumed_study_takes_the_kept_trial_from_its_checkpoint(recordings, mo
     lines = path.read_text().splitlines()
     kept = [line for line in lines if '"kind":"run"' not in line]  # the trials (and spectrum-LR's runs go too)
     path.write_text("\n".join(kept) + "\n")
-    trained = _counting(monkeypatch)
+    trained = count_training(monkeypatch)
     again = run_study(plan)
     assert trained == []  # every Transformer run is a kept trial; spectrum-LR is fitted, not trained
     assert _without_seconds(again) == _without_seconds(first)
@@ -74,6 +61,6 @@ def test_a_resumed_study_takes_the_kept_trial_from_its_checkpoint(recordings, mo
 def test_nothing_is_taken_from_trials_with_an_epoch_cap_of_their_own(recordings, monkeypatch):
     plan = tiny_study_plan(recordings, epochs=3, models=MODELS, seeds=[0], protocol=3, tune_epochs=2)
     assert not TrialRuns.applies(plan)
-    trained = _counting(monkeypatch)
+    trained = count_training(monkeypatch)
     run_study(plan)
     assert len(trained) == 3 * TUNED * FOLDS + TUNED * FOLDS == plan.trained_count() - FOLDS == plan.run_count() - FOLDS

@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 from scipy import stats
 
-import core.lab.runs
 from core.lab.cli_args import train_config
 from core.lab.data_spec import DataSpec
 from core.lab.names import STUDY_KEY_RENAMES, rename_keys
@@ -25,7 +24,7 @@ from core.lab.study.migration import migrate
 from core.lab.study.runner import reanalyse
 from core.lab.training import TrainConfig
 from core.lab.vibration import synthetic_bearing_set
-from tests.study_helpers import WINDOW, three_recordings, tiny_study_plan
+from tests.study_helpers import WINDOW, count_training, three_recordings, tiny_study_plan
 
 VERSION_2 = Path(__file__).resolve().parent / "data" / "previous" / "study_schema2.json"
 
@@ -244,14 +243,7 @@ def test_min_delta_reaches_the_study_command_only_when_set():
 
 
 def test_a_study_resumes_from_its_checkpoint_without_retraining_finished_cells(recordings, tmp_path, monkeypatch):
-    trained = []
-    real_train = core.lab.runs.train
-
-    def counting_train(windows, model, config, seed, *args, **kwargs):
-        trained.append((model, seed, config.learning_rate))
-        return real_train(windows, model, config, seed, *args, **kwargs)
-
-    monkeypatch.setattr(core.lab.runs, "train", counting_train)
+    trained = count_training(monkeypatch)
     path = tmp_path / "runs.jsonl"
     plan = tiny_plan(recordings, models=["A", "B"], seeds=[0, 1], tune_lr=True, checkpoint=path)
     first = run_study(plan)
