@@ -326,3 +326,10 @@ def test_per_window_scores_by_hand():
     assert scores["balanced_accuracy"] == pytest.approx(2.5 / 3)
     assert scores["log_loss"] == pytest.approx(-np.mean(np.log([0.7, 0.4, 0.8, 0.6])))
     assert scores["predictions"] == {"true": [0, 1, 2, 1], "predicted": [0, 0, 2, 1], "p_true": [0.7, 0.4, 0.8, 0.6]}
+
+
+def test_a_config_with_a_model_field_changed_keeps_every_other_setting():
+    config = TrainConfig(learning_rate=1e-2, model=ModelConfig(patch=16, pe_scale=1.0))
+    changed = config.with_model(pe_scale=0.3, d_model=48)
+    assert (changed.model.pe_scale, changed.model.d_model, changed.model.patch) == (0.3, 48, 16)
+    assert changed.learning_rate == 1e-2 and config.model.pe_scale == 1.0  # the original is untouched

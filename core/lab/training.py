@@ -19,7 +19,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, nullcontext
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -91,6 +91,10 @@ class TrainConfig:
         if settings["select_by"] == "loss":
             del settings["select_by"]
         return settings
+
+    def with_model(self, **changes: Any) -> TrainConfig:
+        """This config with these fields of its model's config changed (a sweep's config at one value)."""
+        return replace(self, model=replace(self.model, **changes))
 
     @classmethod
     def from_dict(cls, settings: Mapping[str, Any]) -> TrainConfig:

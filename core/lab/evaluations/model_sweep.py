@@ -11,7 +11,6 @@ core.lab.contract.BLOCK_METRICS, and, for a field that changes the network's siz
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -116,7 +115,7 @@ class ModelSweep(Evaluation):
         return f"{self.field} {variant:g}"
 
     def _at(self, config, value):
-        return dataclasses.replace(config, model=dataclasses.replace(config.model, **{self.field: value}))
+        return config.with_model(**{self.field: value})
 
     def main_config(self, config):
         """The experiment's config at the sweep's first value."""

@@ -58,9 +58,7 @@ def sweep_stages(
             rate = config.learning_rate if rates is None else rates[(fold.repeat, fold.index)][model]
             by_rate.setdefault(rate, []).append(model)
         for rate, group in by_rate.items():
-            settings = dataclasses.replace(
-                config, learning_rate=rate, model=dataclasses.replace(config.model, pe_scale=scale)
-            )
+            settings = dataclasses.replace(config.with_model(pe_scale=scale), learning_rate=rate)
             key = StageKey("sweep", (fold.repeat, fold.index, scale, rate), f"{fold.name}, pe_scale {scale:g}")
             stages.append(Stage(key, fold.windows, group, settings))
     return stages
