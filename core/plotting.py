@@ -169,16 +169,15 @@ class _PlacedLabels:
         taken, and what lies outside the plot."""
         others = [t for j, t in enumerate(self.taken) if j != i]  # its own error bar counts, its marker not
         costs = []
+        own = (i, len(self.points) + i)  # a leader line starts at its own marker, on its own error bar
         for place in range(len(LABEL_PLACES) + 8 * len(LEADER_PIXELS)):
             box = self.box(i, place)
             outside = max(0.0, -box[0]) + max(0.0, box[2] - self.width)
-            if place >= len(LABEL_PLACES):  # one beside its point may stand above the plot; one apart may not
-                outside += max(0.0, -box[1]) + max(0.0, box[3] - self.height)
             shared = sum(_overlap(box, t) for t in others)
-            if place >= len(LABEL_PLACES):  # and its leader line, from the marker's edge to the label's centre
-                (px, py), (dx, dy) = self.pixels[i], self.offset(i, place)
-                line = (min(px, px + dx) - 1, min(py, py + dy) - 1, max(px, px + dx) + 1, max(py, py + dy) + 1)
-                own = (i, len(self.points) + i)  # it starts at its own marker, on its own error bar
+            if place >= len(LABEL_PLACES):  # apart: inside the plot (one beside may stand above it), and its line
+                outside += max(0.0, -box[1]) + max(0.0, box[3] - self.height)
+                (px, py), (cx, cy) = self.pixels[i], ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
+                line = (min(px, cx) - 1, min(py, cy) - 1, max(px, cx) + 1, max(py, cy) + 1)
                 shared += sum(_overlap(line, t) for j, t in enumerate(self.taken) if j not in own)
             costs.append(shared + outside * LINE_PIXELS)
         return costs

@@ -126,12 +126,12 @@ def plan_workload(plan: Any) -> Workload:
             list(recordings), plan.design, plan.window, plan.folds, plan.stride, **plan.fold_options()
         )
         windows, window = sum(per_fold) / max(1, len(per_fold)), plan.window
-    elif hasattr(plan.data, "x_train"):  # an experiment on windows already cut
+        return Workload(plan.trained_count(), windows, plan.config.epochs, plan.workers, window)
+    if hasattr(plan.data, "x_train"):  # an experiment on windows already cut
         windows, window = len(plan.data.x_train), plan.data.window
     else:  # an experiment on recordings, cut with its `cutting`
         windows, window = plan_training_windows(plan.data, plan.cutting), plan.cutting.get("window", REFERENCE_WINDOW)
-    runs = plan.trained_count() if hasattr(plan, "trained_count") else plan.run_count()
-    return Workload(runs, windows, plan.config.epochs, plan.workers, window)
+    return Workload(plan.run_count(), windows, plan.config.epochs, plan.workers, window)
 
 
 def plan_wait_line(plan: Any) -> str:
