@@ -4,11 +4,13 @@ browser tests, bench/memory.py and bench/one_button.py), and wait for the page, 
 A Streamlit page is ready when its script run has finished, which takes as long as the machine needs. So every
 browser test opens its pages with `new_page` (which counts the app's runs in the page and gives every wait and
 `expect` WAIT_MS), waits with `wait_for_idle` after loading a page, and wraps each interaction that reruns the
-app in `with finished_run(page):`, which returns once a run that started after the interaction has finished.
+app in `with finished_run(page):`, which returns once the server has finished a run after the interaction and the
+page is idle.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -39,36 +41,54 @@ WAIT_MS = 180_000
 IDLE = (  # a run has finished and no figure waits for the first one to paint (ui/first_paint.py)
     '[data-testid="stApp"][data-test-script-state="notRunning"]:not(:has([class*="st-key-deferred_"]))'
 )
-# Runs in every document before the app's own scripts: counts the runs it sees start (the app's
-# data-test-script-state entering "running"), so a wait can tell a run that started after an interaction from
-# the one before it.
-RUN_COUNTER = """(() => {
-    window.__peLabRuns = 0;
-    window.__peLabDocument = Math.random();
-    const stateOf = (app) => app?.getAttribute('data-test-script-state') ?? null;
-    let last = null;
-    // One callback can bring several changes of the state (a quick run on a busy machine: running, then
-    // notRunning, before the observer is called), so the states are read off the records' old values and the
-    // current one, not the current one alone, which would miss that run.
-    new MutationObserver((records) => {
-        const app = document.querySelector('[data-testid="stApp"]');
-        const seen = records.filter((r) => r.type === 'attributes' && r.target === app).map((r) => r.oldValue);
-        for (const state of [...seen.slice(1), stateOf(app)]) {
-            if (state === 'running' && last !== 'running') window.__peLabRuns += 1;
-            last = state ?? last;
-        }
-    }).observe(document, {subtree: true, childList: true, attributes: true, attributeOldValue: true,
-                          attributeFilter: ['data-test-script-state']});
-})();"""
-# True once the document has seen a run start after `before` ([document, runs] when the interaction began;
-# another document means the page was loaded again) and no run is going on now.
-RUN_FINISHED = """([document_before, runs_before]) => {
-    const app = document.querySelector('[data-testid="stApp"]');
-    if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
-    if (document.querySelector('[class*="st-key-deferred_"]')) return false;  // ui/first_paint.py
-    const runs = window.__peLabRuns ?? 0;
-    return window.__peLabDocument === document_before ? runs > runs_before : runs >= 1;
-}"""
+PAGE_IDLE = f"() => document.querySelector({json.dumps(IDLE)}) !== null"
+PAGE_STATE = """() => ({
+    url: location.href,
+    state: document.querySelector('[data-testid="stApp"]')?.getAttribute('data-test-script-state') ?? null,
+    deferred: document.querySelector('[class*="st-key-deferred_"]')?.className ?? null,
+})"""
+# Runs are counted from the server's messages, not from the page: a quick run can start and end between two
+# renders of the page, which then never shows it running (seen after Back and Forward on a busy machine), but
+# the server always ends a run with a script_finished message. One ended early for a rerun is not a finished run.
+# Each document the page loads opens its own connection: a count per connection, the page's current one last.
+_FINISHED_RUNS: dict[int, list[int]] = {}
+
+
+def _count_finished_runs(page) -> None:
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    counts = _FINISHED_RUNS[id(page)] = []
+    early = ForwardMsg.ScriptFinishedStatus.FINISHED_EARLY_FOR_RERUN
+
+    def on_socket(socket) -> None:
+        counts.append(0)
+        mine = len(counts) - 1
+        socket.on("framereceived", lambda payload: on_frame(payload, mine))
+
+    def on_frame(payload: Any, connection: int) -> None:
+        if not isinstance(payload, bytes | bytearray):
+            return
+        try:
+            message = ForwardMsg.FromString(bytes(payload))
+        except Exception:  # not a ForwardMsg (the page's own frames): nothing to count
+            return
+        if message.WhichOneof("type") == "script_finished" and message.script_finished != early:
+            counts[connection] += 1
+
+    page.on("websocket", on_socket)
+
+
+def runs_finished(page) -> tuple[int, int]:
+    """(connection, runs): the page's current connection to the server (one per document it loaded) and the runs
+    the server has finished on it."""
+    counts = _FINISHED_RUNS[id(page)]
+    return len(counts), counts[-1] if counts else 0
+
+
+def _after(now: tuple[int, int], before: tuple[int, int]) -> bool:
+    """Whether a run finished after `before`: on the same connection one more, on a newer one (the page was loaded
+    again) any."""
+    return now[1] > before[1] if now[0] == before[0] else now[1] >= 1
 
 
 class ServerDidNotStart(RuntimeError):
@@ -146,30 +166,44 @@ def _require_chromium() -> None:
 
 
 def new_page(browser, viewport: dict, **page_options):
-    """A Chromium page that counts the app's runs (RUN_COUNTER), whose waits and `expect` assertions allow
+    """A Chromium page whose runs of the app are counted (runs_finished), whose waits and `expect` assertions allow
     WAIT_MS (Playwright's `expect` otherwise gives up after 5 s, which a busy machine can take to draw a page)."""
     from playwright.sync_api import expect
 
     expect.set_options(timeout=WAIT_MS)
     page = browser.new_page(viewport=viewport, **page_options)
     page.set_default_timeout(WAIT_MS)
-    page.add_init_script(RUN_COUNTER)
+    _count_finished_runs(page)
     return page
+
+
+def _wait_until_run_finished(page, before: tuple[int, int], timeout_ms: float) -> None:
+    """Wait until the server has finished a run after `before` (runs_finished's) and the page is idle; then two
+    frames, so that the page has drawn what that run sent."""
+    deadline = time.monotonic() + timeout_ms / 1000
+    while not (_after(runs_finished(page), before) and page.evaluate(PAGE_IDLE)):
+        if time.monotonic() > deadline:
+            raise AssertionError(
+                f"no finished run after {before} within {timeout_ms / 1000:.0f} s: {runs_finished(page)} "
+                f"finished, the page showed {page.evaluate(PAGE_STATE)}"
+            )
+        page.wait_for_timeout(25)  # lets Playwright deliver the server's frames meanwhile
+    page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
 
 
 def wait_for_idle(page, timeout_ms: float = WAIT_MS) -> None:
     """Wait until the page the browser shows has finished a run of the app and none is going on: after opening
     a page, or where an interaction may or may not rerun the app."""
-    page.wait_for_function(RUN_FINISHED, arg=[None, 0], timeout=timeout_ms)
+    _wait_until_run_finished(page, (-1, 0), timeout_ms)  # any connection: the current one's first run will do
 
 
 @contextmanager
 def finished_run(page, timeout_ms: float = WAIT_MS) -> Iterator[None]:
     """Around an interaction that reruns the app (a typed value, a moved slider, a button, Back, a link): on
     leaving the block, wait until a run that started after entering it has finished, however long it takes."""
-    before = page.evaluate("[window.__peLabDocument ?? null, window.__peLabRuns ?? 0]")
+    before = runs_finished(page)
     yield
-    page.wait_for_function(RUN_FINISHED, arg=before, timeout=timeout_ms)
+    _wait_until_run_finished(page, before, timeout_ms)
 
 
 def open_expander(page, label: str) -> None:

@@ -97,11 +97,12 @@ def child_fingerprint(env: dict[str, str]) -> dict[str, str]:
 def test_numpy_with_its_widest_level_turned_off_is_another_machine_to_the_fingerprint():
     # numpy's sums run other kernels without the host's widest level (what rounded a fixture's normalisation
     # mean differently on an AVX2 machine), while torch's capability and probe stay the same
-    widest = " ".join(numeric_path.numpy_features_to_disable(__cpu_features__, __cpu_dispatch__))
-    if not widest:
+    turned_off = numeric_path.numpy_features_to_disable(__cpu_features__, __cpu_dispatch__)  # in dispatch order
+    if not turned_off:
         pytest.skip("numpy runs no dispatched level on this host: none to turn off")
+    widest = " ".join(sorted(turned_off))  # as the fingerprint records them (AVX-512 hosts turn off several)
     here = machine_fingerprint()
-    other = child_fingerprint({**os.environ, "NPY_DISABLE_CPU_FEATURES": widest})
+    other = child_fingerprint({**os.environ, "NPY_DISABLE_CPU_FEATURES": " ".join(turned_off)})
     assert other["numpy_disabled"] == widest and here["numpy_disabled"] == ""
     assert fingerprint_differences(here, other) == [f"numpy_disabled ('none' there, {widest!r} here)"]
     older = {key: value for key, value in here.items() if key != "numpy_disabled"}  # stored before the key
