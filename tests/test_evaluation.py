@@ -6,7 +6,8 @@ import math
 import numpy as np
 import pytest
 
-from core.lab.evaluations import cross_load, d_model_sweep, model_sweep, noise, windowing_comparison
+from core.lab import sweep_fields
+from core.lab.evaluations import cross_load, model_sweep, noise, windowing_comparison
 from core.lab.experiment.plan import Plan, run_plan
 from core.lab.experiment.results import validate_results
 from core.lab.models import ModelConfig, embedding_models
@@ -200,7 +201,7 @@ def test_embedding_models_are_the_ones_with_a_d_model():
         "B-concat",
     ]
     with pytest.raises(ValueError, match=r"heads=4 must divide every d_model of the sweep; \[18\] do not divide"):
-        d_model_sweep.check_d_models([16, 18], heads=4)
+        sweep_fields.check_d_models([16, 18], heads=4)
 
 
 # --- every evaluation through run_plan, on a tiny synthetic set ------------------------------------------------

@@ -46,6 +46,7 @@ LAYERS: list[tuple[str, ...]] = [
         "core.lab.spectrum_baseline",
         "core.lab.probes",
         "core.lab.explorer",
+        "core.lab.sweep_fields",
     ),
     ("core.lab.side_by_side", "core.lab.backends", "core.lab.cli_args", "core.lab.runs"),
     ("core.lab.study", "core.lab.wait"),  # below the evaluations and the experiment: the study never imports them

@@ -6,8 +6,10 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from core.lab.backends import BACKENDS, INSTALL, backend
+from core.lab.data_spec import DataSpec
 from core.lab.models import MODEL_NAMES, TOKEN_KINDS, ModelConfig
 from core.lab.names import SHARED_FLAG_ALIASES, flag_names
 from core.lab.training import LR_SCHEDULES, TrainConfig
@@ -171,6 +173,26 @@ def runs_at_once(args: argparse.Namespace, device: str | None) -> tuple[int, str
         return args.workers, args.backend, args.ray_address
     workers = runner.workers(args.threads) if runner is not None else default_workers(args.threads, device)
     return workers, args.backend, args.ray_address
+
+
+def plan_settings(args: argparse.Namespace, loads: Sequence[int] | None = None) -> dict[str, Any]:
+    """What both CLIs' plans take alike from parsed arguments, as keyword arguments: the recordings, loaded (a
+    DataError when they cannot be; `loads` replaces --loads) with where they came from, the models and the
+    training config, the device and the runs at once."""
+    spec = DataSpec.from_args(args, loads=loads)
+    recordings = spec.load()
+    device = None if args.device == "auto" else args.device
+    workers, backend_name, address = runs_at_once(args, device)
+    return {
+        "recordings": list(recordings),
+        "data_settings": {**spec.to_dict(), "missing_files": list(getattr(recordings, "missing", []))},
+        "models": args.models,
+        "config": train_config(args),
+        "device": device,
+        "workers": workers,
+        "backend": backend_name,
+        "ray_address": address,
+    }
 
 
 def seed_count(text: str) -> list[int]:

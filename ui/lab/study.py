@@ -162,11 +162,13 @@ def show_study(study: dict[str, Any], verdict_shown: bool = False) -> None:
         st.markdown(f"**The primary with one (repeat, fold) left out**: how much one fold moves the answer{cut}")
         show_table(left_out, "study_leave_one_out")
     if effects := sweep_effects(study, config["metric"]):
+        field = effects[0]["field"]
+        at = "strengths (`pe_scale`; 0 is the model without it)" if field == "pe_scale" else f"values of `{field}`"
         st.markdown(
-            "**The encoding's effect at other strengths** (`pe_scale`; 0 is the model without it), in points "
-            "against A / B-noPE on the same cells, 95 % CI unadjusted: a description, not a verdict"
+            f"**The encoding's effect at other {at}**, in points against its partner without it on the same cells, "
+            "95 % CI unadjusted: a description, not a verdict"
         )
-        show_table(_sweep_frame(effects), "study_pe_scale")
+        show_table(_sweep_frame(effects), f"study_{field}")
     with data_section("study_figures"):  # one download for the study's figures (the tables keep their own)
         _study_figures(study, comparisons)
 
@@ -176,7 +178,7 @@ def _sweep_frame(effects: list[dict[str, Any]]) -> pd.DataFrame:
         [
             {
                 "model": f"{row['model']} − {row['partner']}",
-                "pe_scale": row["pe_scale"],
+                row["field"]: row["value"],
                 "difference": round(row["diff"], 2),
                 "95 % CI": words.interval(row["ci95"]),
             }

@@ -1,10 +1,10 @@
-"""The registry of evaluations beyond one experiment: each is one module, one `Evaluation` subclass.
+"""The registry of evaluations beyond one experiment: each is one `Evaluation` subclass.
 
     windowing_comparison  the same experiment under the other windowing  --windowing time,random
     noise                 test windows with white noise at set SNRs      --snr=-4,0,4,8
     cross_load            train at some motor loads, test at others     --train-loads 0 --test-loads 1,2,3
-    d_model_sweep         the embedding models at several widths         --d-model-sweep 16,32,64,128
-    pe_scale_sweep        the position-signal models at several scales   --pe-scale-sweep 0,0.1,0.3,1
+    model_sweep           the embedding models at several widths         --d-model-sweep 16,32,64,128
+                          the position-signal models at several scales   --pe-scale-sweep 0,0.1,0.3,1
 
 The CLI parser, the page's evaluation controls, the Plan's settings, the results validator and the report
 all read this registry; adding an evaluation is adding a module that calls `register(MyEvaluation)`.
@@ -22,9 +22,8 @@ import pandas as pd
 
 from core.lab.evaluations.base import MAIN, Evaluation, RunsByStage, Setting, StageKey
 from core.lab.evaluations.cross_load import CrossLoad
-from core.lab.evaluations.d_model_sweep import DModelSweep
+from core.lab.evaluations.model_sweep import DModelSweep, PEScaleSweep
 from core.lab.evaluations.noise import Noise
-from core.lab.evaluations.pe_scale_sweep import PEScaleSweep
 from core.lab.evaluations.windowing_comparison import WindowingComparison
 
 if TYPE_CHECKING:

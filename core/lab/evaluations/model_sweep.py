@@ -1,8 +1,13 @@
 """One sweep over a field of the model's config: the models that field applies to, trained again at each further
-value of it on the experiment's own windows; the experiment itself runs at the first value. Each field is a small
-subclass that names the field, the models it applies to and how its values are checked (core.lab.evaluations:
-d_model_sweep, pe_scale_sweep); the stages, the block of the results JSON, its validation and its table are this
-module's, the same for every field.
+value of it on the experiment's own windows; the experiment itself runs at the first value. The field (the models
+it changes, how its values are checked) is core.lab.sweep_fields', which the study's sweep reads too; the stages,
+the block of the results JSON, its validation and its table are this module's, the same for every field. Two
+sweeps are registered (core.lab.evaluations), each a small subclass naming its setting, flag and block:
+
+    PEScaleSweep   the models with a position signal at several scales of it; at 0 the signal is gone (B equals
+                   B-noPE, bit for bit), so it reads how loud the position must be to matter. Values: "scales".
+    DModelSweep    the embedding models at several widths (A and A+PE run at the patch width, the CNN has no
+                   d_model). Values: "d_models", with each model's parameter count.
 
 The block: {<values_key>: [values], "models": [...], <metric>: {model: [cell per value]} for each of
 core.lab.contract.BLOCK_METRICS, and, for a field that changes the network's size, "n_parameters": {model:
@@ -11,6 +16,7 @@ core.lab.contract.BLOCK_METRICS, and, for a field that changes the network's siz
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -25,9 +31,10 @@ from core.lab.contract import (
     require,
     run_models,
 )
-from core.lab.evaluations.base import MAIN, Evaluation, RunsByStage
+from core.lab.evaluations.base import MAIN, Evaluation, RunsByStage, Setting, sweep_values
 from core.lab.stats.summary import cell
 from core.lab.stats.words import percent_cell
+from core.lab.sweep_fields import FIELDS, SweptField
 
 
 def sweep_block(
@@ -70,25 +77,16 @@ def sweep_table(block: Mapping[str, Any], field: str, values_key: str, metric: s
 
 class ModelSweep(Evaluation):
     """Base class of a sweep over one field of core.lab.models.ModelConfig (see the module docstring): override
-    `field`, `values_key`, `setting_name`, `swept` and `checked_values`, with Evaluation's `key`, `title`,
-    `settings` and `from_args`."""
+    `swept_field`, `values_key` and `setting_name`, with Evaluation's `key`, `title` and `settings`."""
 
-    field: ClassVar[str]  # the ModelConfig field swept
+    swept_field: ClassVar[SweptField]
     values_key: ClassVar[str]  # the block's list of values
     setting_name: ClassVar[str]  # the setting that holds the values (Plan.evaluations, the results config)
-    counts_parameters: ClassVar[bool] = False  # the field changes the network's size: store parameter counts
-    integer_values: ClassVar[bool] = False  # the field takes whole numbers only
-    applies_to: ClassVar[str] = ""  # the models the field applies to, in words, for the message without one
-
-    @staticmethod
-    def swept(models: Sequence[str]) -> list[str]:
-        """The models the field applies to, in their order."""
-        raise NotImplementedError
 
     @classmethod
-    def checked_values(cls, values: Sequence[Any], plan: Any) -> list[Any]:
-        """The values, checked (ValueError naming what is wrong)."""
-        raise NotImplementedError
+    def swept(cls, models: Sequence[str]) -> list[str]:
+        """The models the field applies to, in their order."""
+        return cls.swept_field.models(models)
 
     @classmethod
     def check(cls, values, plan):
@@ -96,10 +94,17 @@ class ModelSweep(Evaluation):
         given = values[cls.setting_name]
         if given is None:
             return None
-        checked = cls.checked_values(given, plan)
+        checked = cls.swept_field.check_values(given, plan.config.model.heads)
         if not cls.swept(plan.models):
-            raise ValueError(f"the {cls.field} sweep needs {cls.applies_to} among the models")
+            raise ValueError(f"the {cls.swept_field.name} sweep needs {cls.swept_field.applies_to} among the models")
         return {cls.setting_name: checked}
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace):
+        """The sweep's flag, or a list after the field's own flag (the old spelling of the sweep)."""
+        name = cls.swept_field.name
+        flag = "--" + name.replace("_", "-")
+        return {cls.setting_name: sweep_values(getattr(args, cls.setting_name), getattr(args, name), flag)}
 
     @property
     def values_swept(self) -> list[Any]:
@@ -112,10 +117,10 @@ class ModelSweep(Evaluation):
 
     def stage_label(self, variant):
         """E.g. "d_model 32", "pe_scale 0.3"."""
-        return f"{self.field} {variant:g}"
+        return f"{self.swept_field.name} {variant:g}"
 
     def _at(self, config, value):
-        return config.with_model(**{self.field: value})
+        return config.with_model(**{self.swept_field.name: value})
 
     def main_config(self, config):
         """The experiment's config at the sweep's first value."""
@@ -131,17 +136,17 @@ class ModelSweep(Evaluation):
         """Each swept model's cells (and parameter counts) at each value."""
         values = self.values_swept
         by_value = {values[0]: runs[MAIN], **{v: runs[self.stage_key(v)] for v in values[1:]}}
-        return sweep_block(by_value, self.swept(plan.models), self.values_key, self.counts_parameters)
+        return sweep_block(by_value, self.swept(plan.models), self.values_key, self.swept_field.counts_parameters)
 
     @classmethod
     def validate(cls, block, results):
         """The values, models that were run, a cell per model and value, and a parameter count per value where the
         field changes the network's size."""
-        key = cls.key
-        counted = ("n_parameters",) if cls.counts_parameters else ()
+        key, field = cls.key, cls.swept_field
+        counted = ("n_parameters",) if field.counts_parameters else ()
         check_keys(key, block, (cls.values_key, "models", *BLOCK_METRICS, *counted))
         values = block[cls.values_key]
-        if cls.integer_values:
+        if field.integer:
             check_int_list(f"{key}.{cls.values_key}", values, minimum=1)
         require(isinstance(values, list) and values and all(is_number(v) for v in values), f"{key}.{cls.values_key}")
         models = block["models"]
@@ -150,17 +155,60 @@ class ModelSweep(Evaluation):
             f"{key}.models must name models that were run",
         )
         check_cells_by_model(key, block, set(models), (len(values),))
-        if cls.counts_parameters:
+        if field.counts_parameters:
             counts = block["n_parameters"]
             require(
                 isinstance(counts, Mapping) and set(counts) == set(models), f"{key}.n_parameters must cover its models"
             )
             for model, numbers in counts.items():
                 check_int_list(f"{key}.n_parameters[{model!r}]", numbers, minimum=1)
-                require(len(numbers) == len(values), f"{key}.n_parameters[{model!r}] needs one per {cls.field}")
+                require(len(numbers) == len(values), f"{key}.n_parameters[{model!r}] needs one per {field.name}")
 
     @classmethod
     def tables(cls, block):
         """One table: accuracy per model and value (and the parameter count)."""
-        heading = f"{cls.field} sweep, accuracy % (mean ± sd)" + (" and parameters" if cls.counts_parameters else "")
-        return [(heading, sweep_table(block, cls.field, cls.values_key))]
+        field = cls.swept_field
+        heading = f"{field.name} sweep, accuracy % (mean ± sd)" + (" and parameters" if field.counts_parameters else "")
+        return [(heading, sweep_table(block, field.name, cls.values_key))]
+
+
+class PEScaleSweep(ModelSweep):
+    """The models with a position signal again at several scales of it; the experiment runs at the first."""
+
+    key = "pe_scale_sweep"
+    title = "How loud must the position signal be? (pe_scale)"
+    swept_field, values_key, setting_name = FIELDS["pe_scale"], "scales", "pe_scales"
+    settings = (
+        Setting(
+            "pe_scales",
+            "floats",
+            "train the models with a position signal at each of these scales, e.g. 0,0.1,0.3,1 (the first is the "
+            "experiment's); a list after --pe-scale means the same",
+            flag="--pe-scale-sweep",
+            label="pe_scale sweep: also train the models with a position signal at",
+            key="pe_scale_sweep",
+            choices=(0.0, 0.1, 0.3, 1.0, 3.0),
+        ),
+    )
+    caption = "Models with a position signal only; at pe_scale 0 the signal is gone (B equals B-noPE)."
+
+
+class DModelSweep(ModelSweep):
+    """The embedding models again at several widths; the experiment itself runs at the first."""
+
+    key = "d_model_sweep"
+    title = "Width of the embedding (d_model)"
+    swept_field, values_key, setting_name = FIELDS["d_model"], "d_models", "d_models"
+    settings = (
+        Setting(
+            "d_models",
+            "ints",
+            "train the embedding models at each of these widths, e.g. 16,32,64,128 (the first is the experiment's); "
+            "a list after --d-model means the same",
+            flag="--d-model-sweep",
+            label="d_model sweep: also train the embedding models at",
+            key="d_model_sweep",
+            choices=(16, 32, 64, 128),
+        ),
+    )
+    caption = "Embedding models only (A and A+PE run at the patch width); the experiment itself uses the first width."

@@ -40,9 +40,8 @@ from core.lab.cli_args import (
     add_model_arguments,
     add_training_arguments,
     parse_list,
+    plan_settings,
     refuse_wide,
-    runs_at_once,
-    train_config,
 )
 from core.lab.contract import METRICS
 from core.lab.data_spec import DataSpec
@@ -110,17 +109,10 @@ def build_parser() -> argparse.ArgumentParser:
 def make_plan(args: argparse.Namespace) -> Plan:
     """The plan of parsed arguments, its data loaded (DataError when it cannot be)."""
     evaluation_values = evaluations.from_args(args)
-    spec = DataSpec.from_args(args, loads=evaluations.data_loads(evaluation_values))
-    recordings = spec.load()
-    device = None if args.device == "auto" else args.device
-    workers, backend_name, address = runs_at_once(args, device)
+    settings = plan_settings(args, loads=evaluations.data_loads(evaluation_values))
     return Plan(
-        data=list(recordings),
-        models=args.models,
+        data=settings.pop("recordings"),
         seeds=args.seeds,
-        config=train_config(args),
-        device=device,
-        data_settings={**spec.to_dict(), "missing_files": list(getattr(recordings, "missing", []))},
         metric=args.metric,
         keep_weights=False,
         cutting={
@@ -131,9 +123,7 @@ def make_plan(args: argparse.Namespace) -> Plan:
             "windowing_seed": args.data_seed if args.windowing_seed is None else args.windowing_seed,
         },
         evaluations=evaluation_values,
-        workers=workers,
-        backend=backend_name,
-        ray_address=address,
+        **settings,
     )
 
 

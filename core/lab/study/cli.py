@@ -31,9 +31,8 @@ from core.lab.cli_args import (
     add_model_arguments,
     add_training_arguments,
     parse_list,
+    plan_settings,
     refuse_wide,
-    runs_at_once,
-    train_config,
 )
 from core.lab.data_spec import DataSpec
 from core.lab.models import STUDY_MODEL_NAMES
@@ -109,7 +108,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_study_options(design: argparse._ArgumentGroup, ints: Callable[[str], list[int]]) -> None:
-    """--tune-epochs, --pe-scale-sweep, --protocol, and load-out's --train-loads and --test-loads."""
+    """--tune-epochs, the sweeps, --protocol, and load-out's --train-loads and --test-loads."""
     design.add_argument(
         "--tune-epochs",
         type=int,
@@ -122,6 +121,13 @@ def _add_study_options(design: argparse._ArgumentGroup, ints: Callable[[str], li
         default=[],
         help="train A+PE and B again at these encoding factors (e.g. 0.1,0.3) on the same cells, each compared with "
         "A / B-noPE; 0 is the partner itself and the study's --pe-scale comes from its main runs",
+    )
+    design.add_argument(
+        "--d-model-sweep",
+        type=ints,
+        default=[],
+        help="train B and B-noPE again at these widths (e.g. 16,64) on the same cells, B compared with B-noPE at "
+        "each; the study's --d-model (default: the patch) comes from its main runs. One sweep per study",
     )
     design.add_argument(
         "--protocol",
@@ -140,36 +146,28 @@ def _add_study_options(design: argparse._ArgumentGroup, ints: Callable[[str], li
 def make_study_plan(args: argparse.Namespace, command: str) -> StudyPlan:
     """The study plan of parsed arguments, its data loaded (DataError when it cannot be)."""
     if args.d_model and len(args.d_model) > 1:
-        raise ValueError("a study trains one d_model; give one width after --d-model")
-    spec = DataSpec.from_args(args)
-    recordings = spec.load()
-    device = None if args.device == "auto" else args.device
-    workers, backend_name, address = runs_at_once(args, device)
+        raise ValueError("a study trains one d_model; give one width after --d-model (a sweep is --d-model-sweep)")
+    if args.pe_scale_sweep and args.d_model_sweep:
+        raise ValueError("a study sweeps one field: give --pe-scale-sweep or --d-model-sweep, not both")
     return StudyPlan(
-        recordings=list(recordings),
         design=args.design,
-        models=args.models,
         seeds=args.seeds if args.seeds is not None else range(5 if args.protocol == 3 else 6),
-        config=train_config(args),
         folds=args.folds,
         window=args.window,
         stride=args.stride,
         margin=args.margin,
         metric=args.metric,
-        workers=workers,
-        backend=backend_name,
-        ray_address=address,
-        device=device,
-        data_settings={**spec.to_dict(), "missing_files": list(getattr(recordings, "missing", []))},
         command=command,
         tune_lr=args.tune_lr,
         repeats=args.repeats,
         checkpoint=args.checkpoint,
-        pe_scale_sweep=args.pe_scale_sweep,
+        sweep_field="d_model" if args.d_model_sweep else "pe_scale",
+        sweep_values=args.d_model_sweep or args.pe_scale_sweep,
         protocol=args.protocol,
         train_loads=args.train_loads,
         test_loads=args.test_loads,
         tune_epochs=args.tune_epochs,
+        **plan_settings(args),
     )
 
 
@@ -242,6 +240,6 @@ def _report(study: dict, out: Path, started: float) -> int:
     for row in sweep_effects(study, study["config"]["metric"]):
         ci = "" if row["ci95"] is None else f" ({words.ci_words(95, row['ci95'])})"
         difference = f"{row['model']} - {row['partner']} {words.points(row['diff'], 2)} points"
-        print(f"pe_scale {row['pe_scale']:g}: {difference}{ci}")
+        print(f"{row['field']} {row['value']:g}: {difference}{ci}")
     print(f"wall time {time.perf_counter() - started:.0f} s; study written to {out}")
     return 0

@@ -36,7 +36,7 @@ from core.lab.study.contract import validate_study
 from core.lab.study.final_runs import TrialRuns, final_run
 from core.lab.study.folds import Fold, fault_location, make_folds
 from core.lab.study.order_gap import order_gap
-from core.lab.study.sweep import check_scales, run_sweep, sweep_stages, swept_models
+from core.lab.study.sweep import check_sweep, pairs_words, run_sweep, sweep_stages, swept_models
 from core.lab.study.tuning import (
     LR_GRID,
     Rates,
@@ -57,7 +57,9 @@ NUMBER_WORDS = dict(enumerate("one two three four five six seven eight nine ten"
 @dataclass
 class StudyPlan:
     """What a study runs: the data, the design and its folds (`repeats` repeats of them for time-cv), the
-    models and seeds, one training config. `split` is the old name of `design`, still accepted."""
+    models and seeds, one training config, and an optional sweep of one model field (`sweep_field` at each of
+    `sweep_values`, core.lab.study.sweep). `split` is the old name of `design`, and `pe_scale_sweep` of a
+    pe_scale sweep's values, both still accepted."""
 
     recordings: Sequence[Recording] | Callable[[], Sequence[Recording]]
     design: str = "time-cv"
@@ -78,16 +80,22 @@ class StudyPlan:
     checkpoint: str | Path | None = None  # a JSON-lines file of finished runs: a restarted study resumes from it
     backend: str = "local"  # or "ray" (core.lab.backends): the numbers do not change
     ray_address: str = "auto"
-    pe_scale_sweep: Sequence[float] = ()  # core.lab.study.sweep: A+PE and B again at these encoding factors
+    sweep_field: str = "pe_scale"  # the model field a sweep varies (core.lab.sweep_fields)
+    sweep_values: Sequence[float] = ()  # core.lab.study.sweep: the encoded models again at these values of it
     protocol: int = 2  # PROTOCOLS; 3 chooses epochs and rates by validation accuracy (see the module docstring)
     train_loads: Sequence[int] | None = None  # load-out: train at these loads alone, a fold per test load
     test_loads: Sequence[int] | None = None  # load-out with train_loads: the loads tested (default: the others)
     tune_epochs: int | None = None  # the learning-rate trials' epoch cap, when not the runs' own
     split: InitVar[str | None] = None  # the old name of `design`
+    pe_scale_sweep: InitVar[Sequence[float] | None] = None  # the old spelling of a pe_scale sweep's values
 
-    def __post_init__(self, split: str | None) -> None:
+    def __post_init__(self, split: str | None, pe_scale_sweep: Sequence[float] | None) -> None:
         if split is not None:
             self.design = split
+        if pe_scale_sweep is not None:
+            if self.sweep_values:
+                raise ValueError("give a sweep's values once: sweep_values, or pe_scale_sweep")
+            self.sweep_field, self.sweep_values = "pe_scale", pe_scale_sweep
         self.models, self.seeds = list(self.models), [int(seed) for seed in self.seeds]
         if self.design not in DESIGNS:
             raise ValueError(f"design must be one of {DESIGNS}, got {self.design!r}")
@@ -105,15 +113,15 @@ class StudyPlan:
         self._check_models()
 
     def _check_models(self) -> None:
-        """Every model known and buildable at these settings; a pe_scale sweep's models among them."""
+        """Every model known and buildable at these settings; a sweep's models among them."""
         unknown = [model for model in self.models if model not in STUDY_MODEL_NAMES]
         if unknown:
             raise ValueError(f"unknown models {unknown}; choose from {', '.join(STUDY_MODEL_NAMES)}")
         if tuned_models(self.models):  # the baselines build no network
             check_model_settings(tuned_models(self.models), self.window, self.config.model)
-        self.pe_scale_sweep = check_scales(self.pe_scale_sweep, self.config.model.pe_scale)
-        if self.pe_scale_sweep and not swept_models(self.models):
-            raise ValueError("a pe_scale sweep needs A+PE with A, or B with B-noPE, among the models")
+        self.sweep_values = check_sweep(self.sweep_field, self.sweep_values, self.config)
+        if self.sweep_values and not swept_models(self.models, self.sweep_field):
+            raise ValueError(f"a {self.sweep_field} sweep needs {pairs_words(self.sweep_field)} among the models")
 
     def _apply_protocol(self) -> None:
         """Check the protocol and the load roles; protocol 3's rules hold whatever the flags say (the epoch and
@@ -148,7 +156,7 @@ class StudyPlan:
     def run_count(self) -> int:
         """Training runs in all, the learning-rate trials of --tune-lr included."""
         trials = len(LR_GRID) * len(tuned_models(self.models)) if self.tune_lr else 0
-        sweep = len(swept_models(self.models)) * len(self.pe_scale_sweep) * len(self.seeds)
+        sweep = len(swept_models(self.models, self.sweep_field)) * len(self.sweep_values) * len(self.seeds)
         return (len(self.models) * len(self.seeds) + trials + sweep) * self.fold_count() * self.repeat_count()
 
     def trained_count(self) -> int:
@@ -156,6 +164,13 @@ class StudyPlan:
         model is its chosen trial where that trial is the same run (core.lab.study.final_runs)."""
         taken = len(tuned_models(self.models)) if TrialRuns.applies(self) else 0
         return self.run_count() - taken * self.fold_count() * self.repeat_count()
+
+    def _sweep_identity(self) -> dict[str, Any]:
+        """A pe_scale sweep under its first name (checkpoints written before other fields resume); any other field's
+        as {field, values}."""
+        if self.sweep_field == "pe_scale":
+            return {"pe_scale_sweep": self.sweep_values}
+        return {"sweep": {"field": self.sweep_field, "values": self.sweep_values}}
 
     @property
     def validation(self) -> str:
@@ -179,7 +194,7 @@ class StudyPlan:
             "train": self.config.to_dict(),
             "data": self.data_settings,
             "tune_lr": self.tune_lr,
-            "pe_scale_sweep": self.pe_scale_sweep,
+            **self._sweep_identity(),
             # written only when set, so a protocol-2 checkpoint made before they existed still resumes
             **({"protocol": self.protocol} if self.protocol != 2 else {}),
             **({"loads": loads_config(self)} if self.train_loads is not None else {}),
@@ -279,9 +294,11 @@ def run_study(
         raise PlanStopped(None)
     finished = list(itertools.chain.from_iterable(runs.values()))
     sweep = []
-    if plan.pe_scale_sweep:
-        swept = sweep_stages(plan.models, plan.pe_scale_sweep, folds, plan.config, tuned)
-        sweep = run_sweep(swept, plan.seeds, plan.workers, plan.device, emit, should_stop, trainer, store)
+    if plan.sweep_values:
+        swept = sweep_stages(plan.models, plan.sweep_field, plan.sweep_values, folds, plan.config, tuned)
+        sweep = run_sweep(
+            plan.sweep_field, swept, plan.seeds, plan.workers, plan.device, emit, should_stop, trainer, store
+        )
     kept = {m: profiles[m] for m in plan.models if m in profiles}
     study = build_study(plan, recordings, folds, finished, tuned, kept, tuning, sweep)
     validate_study(study)
@@ -351,8 +368,8 @@ def study_config(plan: StudyPlan, folds: Sequence[Fold], tuned: Rates | None) ->
     }
     if tuned is not None:
         config["tuned_learning_rates"] = nested_rates(tuned)
-    if plan.pe_scale_sweep:
-        config["sweep"] = {"field": "pe_scale", "values": list(plan.pe_scale_sweep)}
+    if plan.sweep_values:
+        config["sweep"] = {"field": plan.sweep_field, "values": list(plan.sweep_values)}
     if plan.protocol != 2:  # absent: protocol 2, as every file written before protocol 3
         config["protocol_version"] = plan.protocol
     if plan.train_loads is not None:
