@@ -17,7 +17,9 @@ from typing import Any
 # --- the words ---------------------------------------------------------------------------------------------
 
 WINDOWINGS = ("time", "random")  # windowing: how the windows of a recording go to train / val / test
-DESIGNS = ("time-cv", "load-out", "fault-size")  # design: how a study cuts its folds
+ONE_FOLD = "one-fold"  # the design of an experiment: one cutting of the windows (core.lab.vibration.windows)
+ONE_FOLD_NAME = "the one fold"
+DESIGNS = ("time-cv", "load-out", "fault-size", ONE_FOLD)  # design: how a study cuts its folds
 
 # --- old URL keys (the page's widget keys) -> new ----------------------------------------------------------
 # A Fault-lab URL key is the long name of the CLI flag that sets the same thing, with "_" for "-" (?window=512

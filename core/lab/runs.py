@@ -97,6 +97,27 @@ class PlanContext:
         return stage
 
 
+def checked_runs(
+    models: Sequence[str], seeds: Sequence[int], known: Sequence[str], metric: str, metrics: Sequence[str], workers: int
+) -> tuple[list[str], list[int]]:
+    """A plan's models and seeds as lists, checked alike for the experiment and the study (ValueError naming what
+    is wrong): at least one of each and none repeated, every model among `known`, the metric among `metrics`, and
+    the workers a positive integer."""
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be a positive integer, got {workers!r}")
+    models, seeds = list(models), [int(seed) for seed in seeds]
+    if not models or not seeds:
+        raise ValueError("a plan needs at least one model and one seed")
+    unknown = [model for model in models if model not in known]
+    if unknown:
+        raise ValueError(f"unknown models {unknown}; choose from {', '.join(known)}")
+    if metric not in metrics:
+        raise ValueError(f"metric must be one of {tuple(metrics)}, got {metric!r}")
+    if len(set(models)) != len(models) or len(set(seeds)) != len(seeds):
+        raise ValueError(f"models and seeds must not repeat; got models {models}, seeds {seeds}")
+    return models, seeds
+
+
 # --- progress events ---------------------------------------------------------------------------------
 
 

@@ -13,7 +13,7 @@ import streamlit as st
 
 from core.lab.figures import fault_lab as lab_figures
 from core.lab.figures import study as figures
-from core.lab.names import DESIGNS
+from core.lab.names import DESIGNS, ONE_FOLD
 from core.lab.reopen import open_saved, sentence_markdown
 from core.lab.report import confusion_frame, plural
 from core.lab.shipped import CURRENT_STUDIES, PAGE_STUDIES, SHIPPED_STUDIES, STUDY_HEADINGS, read_shipped_studies
@@ -216,7 +216,8 @@ def run_controls(data: LoadedData, settings: LabSettings) -> None:
     """The design, folds and seeds of a study of the current data, its wait, and Run (or its command when the
     page may not start it)."""
     left, middle, right = st.columns(3)
-    design = left.radio("Design", list(DESIGNS), horizontal=True, key="study_design")
+    # the one-fold design is the experiment's own cutting: Train and compare above runs it
+    design = left.radio("Design", [d for d in DESIGNS if d != ONE_FOLD], horizontal=True, key="study_design")
     folds = FOLDS_DEFAULT
     if design == "time-cv":  # load-out and fault-size take one fold per load or fault size: no count to choose
         folds = middle.slider("Folds", 3, 10, FOLDS_DEFAULT, key="study_folds")

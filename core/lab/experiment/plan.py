@@ -39,6 +39,7 @@ from core.lab.runs import (
     PlanContext,
     PlanStopped,
     Stage,
+    checked_runs,
     ignore_event,
     train_run,
     train_stages,
@@ -82,18 +83,7 @@ class Plan:
     active: list[Evaluation] = field(init=False, repr=False)
 
     def __post_init__(self, windowing: Mapping[str, Any] | None) -> None:
-        if isinstance(self.workers, bool) or not isinstance(self.workers, int) or self.workers < 1:
-            raise ValueError(f"workers must be a positive integer, got {self.workers!r}")
-        self.models, self.seeds = list(self.models), [int(seed) for seed in self.seeds]
-        if not self.models or not self.seeds:
-            raise ValueError("a plan needs at least one model and one seed")
-        unknown = [model for model in self.models if model not in MODEL_NAMES]
-        if unknown:
-            raise ValueError(f"unknown models {unknown}; choose from {', '.join(MODEL_NAMES)}")
-        if self.metric not in METRICS:
-            raise ValueError(f"metric must be one of {METRICS}, got {self.metric!r}")
-        if len(set(self.models)) != len(self.models) or len(set(self.seeds)) != len(self.seeds):
-            raise ValueError(f"models and seeds must not repeat; got models {self.models}, seeds {self.seeds}")
+        self.models, self.seeds = checked_runs(self.models, self.seeds, MODEL_NAMES, self.metric, METRICS, self.workers)
         if windowing is not None and self.cutting:
             raise ValueError("give cutting, or its old name windowing, not both")
         self.cutting = renamed(self.cutting if windowing is None else windowing, CUTTING_KEY_RENAMES)

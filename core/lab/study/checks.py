@@ -17,7 +17,8 @@ from core.lab.stats.words import VERDICTS
 from core.lab.study.comparisons import COMPARED_METRICS, COMPARISON_KEYS, OPTIONAL_COMPARISON_KEYS
 
 TUNING_KEYS = ("model", "seed", "repeat", "fold", "learning_rate", "val_loss", "best_epoch", "epochs", "converged")
-OPTIONAL_CONFIG_KEYS = ("sweep", "protocol_version", "train_loads", "test_loads", "tune_epochs")
+OPTIONAL_CONFIG_KEYS = ("sweep", "protocol_version", "train_loads", "test_loads", "tune_epochs", "cutting")
+CUTTING_KEYS = ("shares", "windowing", "windowing_seed")  # a one-fold study's cut: make_windows' keywords
 LEAVE_ONE_OUT_KEYS = ("repeat", "fold", "diff", "ci95")
 BY_FOLD_KEYS = ("repeat", "fold", "name", "diff", "sd")
 PART_KEYS = ("a", "b", "diff", "ci95")
@@ -64,7 +65,8 @@ def check_tuning_runs(runs: Any, folds: Mapping[tuple[int, int], int]) -> None:
 
 
 def check_protocol_config(config: Mapping[str, Any]) -> None:
-    """config.protocol_version (2 or 3; absent: 2) and a load-out study's train_loads / test_loads."""
+    """config.protocol_version (2 or 3; absent: 2), a load-out study's train_loads / test_loads, and a one-fold
+    study's cutting (config.cutting, there and only there)."""
     require(config.get("protocol_version", 2) in (2, 3), "config.protocol_version must be 2 or 3")
     for key in ("train_loads", "test_loads"):
         loads = config.get(key)
@@ -72,6 +74,17 @@ def check_protocol_config(config: Mapping[str, Any]) -> None:
             loads is None or (isinstance(loads, list) and loads and all(is_int(load) for load in loads)),
             f"config.{key} must be null or a non-empty list of loads",
         )
+    require(("cutting" in config) == (config.get("design") == "one-fold"), "config.cutting belongs to a one-fold study")
+    if "cutting" in config:
+        cut = config["cutting"]
+        check_keys("config.cutting", cut, CUTTING_KEYS)
+        shares = cut["shares"]
+        require(
+            isinstance(shares, list) and len(shares) == 3 and all(is_number(x) and x > 0 for x in shares),
+            "config.cutting.shares must be three positive numbers",
+        )
+        require(cut["windowing"] in ("time", "random"), "config.cutting.windowing must be time or random")
+        require(is_int(cut["windowing_seed"]), "config.cutting.windowing_seed must be an integer")
 
 
 def check_run_rate(where: str, run: Mapping[str, Any]) -> None:

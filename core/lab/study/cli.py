@@ -4,16 +4,17 @@ write the study JSON.
     python -m core.study --dataset cwru --loads 0 --models A,B,B-noPE --design time-cv --folds 5 \\
         --seeds 0,1,2,3,4,5 --margin 2 --out study.json
 
-Designs (--design; --split is its old name): time-cv (each recording cut into K blocks in time; K >= 3),
-load-out (one fold per held-out motor load; with --train-loads, train at those loads alone and test each of
---test-loads, a fold each), fault-size (train on two fault sizes, test on the third; a 4-class task by fault
-location). --protocol 3 runs results/study_protocol.md's version 3 (epochs and one learning rate per model
-chosen by validation accuracy on validation slices spread over every training block; 5 seeds unless --seeds
-says otherwise); without it, version 2, as every stored version-2 command ran. --models may name spectrum-LR,
-the order-blind baseline. --repeats R cuts time-cv's blocks R times at other boundaries; --checkpoint
-FILE keeps every finished run, so the same command resumes a stopped study. Every model and training flag of
-`python -m core.experiment` applies. Bad data or settings: one line, exit 2; too few test windows for a clear
-answer too (core.lab.stats.power), unless --accept-wide runs it anyway.
+Designs (--design; --split is its old name): time-cv (each recording cut into K blocks in time; K >= 3), load-out
+(one fold per held-out motor load; with --train-loads, train at those loads alone and test each of --test-loads, a
+fold each), fault-size (train on two fault sizes, test on the third; a 4-class task by fault location), one-fold (the
+experiment's one cut, --shares and --windowing as `python -m core.experiment` reads them: the experiment as a study
+with one fold). --protocol 3 runs results/study_protocol.md's version 3 (epochs and one learning rate per model
+chosen by validation accuracy on validation slices spread over every training block; 5 seeds unless --seeds says
+otherwise); without it, version 2, as every stored version-2 command ran. --models may name spectrum-LR, the
+order-blind baseline. --repeats R cuts time-cv's blocks R times at other boundaries; --checkpoint FILE keeps every
+finished run, so the same command resumes a stopped study. Every model and training flag of `python -m
+core.experiment` applies. Bad data or settings: one line, exit 2; too few test windows for a clear answer too
+(core.lab.stats.power), unless --accept-wide runs it anyway.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from core.lab.cli_args import (
 )
 from core.lab.data_spec import DataSpec
 from core.lab.models import STUDY_MODEL_NAMES
-from core.lab.names import DESIGNS, STUDY_FLAG_ALIASES, flag_names
+from core.lab.names import DESIGNS, STUDY_FLAG_ALIASES, WINDOWINGS, flag_names
 from core.lab.runs import Event, RunFinished
 from core.lab.stats import words
 from core.lab.stats.power import STUDY_ADVICE, too_few_windows
@@ -138,6 +139,9 @@ def _add_study_options(design: argparse._ArgumentGroup, ints: Callable[[str], li
         "by validation accuracy, on validation slices spread over every training block",
     )
     design.add_argument("--train-loads", type=ints, help="load-out: train at these loads alone, e.g. 0,10,20")
+    design.add_argument("--shares", type=parse_list("floats"), help="one-fold: train,val,test shares (0.6,0.2,0.2)")
+    design.add_argument("--windowing", choices=WINDOWINGS, help="one-fold: time blocks (default) or random (leaks)")
+    design.add_argument("--windowing-seed", type=int, help="one-fold: seed of the random windowing (--data-seed)")
     design.add_argument(
         "--test-loads", type=ints, help="load-out with --train-loads: a fold per load (default: the rest)"
     )
@@ -167,8 +171,26 @@ def make_study_plan(args: argparse.Namespace, command: str) -> StudyPlan:
         train_loads=args.train_loads,
         test_loads=args.test_loads,
         tune_epochs=args.tune_epochs,
+        cutting=_one_fold_cutting(args),
         **plan_settings(args),
     )
+
+
+def _one_fold_cutting(args: argparse.Namespace) -> dict | None:
+    """A one-fold study's cutting from --shares, --windowing and --windowing-seed, as the experiment's CLI reads them
+    (the seed defaults to --data-seed); None for another design without them (with them, the plan refuses)."""
+    given = {
+        key: value
+        for key, value in (
+            ("shares", args.shares),
+            ("windowing", args.windowing),
+            ("windowing_seed", args.windowing_seed),
+        )
+        if value is not None
+    }
+    if args.design != "one-fold" and not given:
+        return None
+    return {"windowing_seed": args.data_seed, **given} if args.design == "one-fold" else given
 
 
 def describe_finished(run: dict) -> str:

@@ -48,6 +48,7 @@ import numpy as np
 import pandas as pd
 
 from core.lab.models import BASELINE_MODELS
+from core.lab.names import ONE_FOLD, ONE_FOLD_NAME
 from core.lab.stats import words
 from core.lab.stats.intervals import (
     Interval,
@@ -66,8 +67,6 @@ from core.lab.study.order_gap import order_gap
 
 STUDY_METRICS = ("accuracy", "balanced_accuracy", "f1", "log_loss")
 COMPARED_METRICS = (*STUDY_METRICS, "precision", "recall")  # an experiment's runs record precision and recall too
-ONE_FOLD = "one-fold"  # the design of an experiment: one cut of the windows (core.lab.vibration.windows)
-ONE_FOLD_NAME = "the one fold"
 LEAK_POPULATION = "the test windows of each windowing"
 PRIMARY = PRIMARY_PAIR  # (a, b): b - a
 ARTICLE = ("A", "B")  # the article's comparison: embedding plus encoding against neither

@@ -14,6 +14,9 @@
     fault-size  a 4-class task by fault location (normal, inner race, ball, outer race): train on two fault
                 sizes, test on the third, one fold per size; the normal recordings are split in time across
                 the folds; validation as in load-out.
+    one-fold    the experiment's one cut as a study's one fold: each recording's windows dealt to train,
+                validation and test by `shares`, in time blocks or at random (`windowing`), exactly as
+                core.lab.vibration.windows.make_windows deals them; so an experiment is a study with one fold.
 
 Repeats of load-out and fault-size reuse the same folds: those folds are fixed by the data (a load, a fault
 size), so `make_folds` returns them once whatever the repeats, and a study runs one repeat of them (another
@@ -32,12 +35,12 @@ from typing import Any
 
 import numpy as np
 
-from core.lab.names import DESIGNS
+from core.lab.names import DESIGNS, ONE_FOLD_NAME
 from core.lab.study.validation import VALIDATION_STYLES, clear_of, split_validation, spread_slices
 from core.lab.vibration.loads import common_classes
 from core.lab.vibration.order_control import on_grid, revolution_grid
 from core.lab.vibration.types import DataError, Recording
-from core.lab.vibration.windows import WindowSet
+from core.lab.vibration.windows import WindowSet, one_fold_starts
 
 SPLITS = DESIGNS  # the old name of DESIGNS, still read
 ROLES = ("train", "val", "test")
@@ -359,6 +362,16 @@ def fault_size_folds(
     return folds
 
 
+def one_fold_cut(
+    recordings: Sequence[Recording], window: int, stride: int | None, build: Callable[..., Any], **cut: Any
+) -> list[Fold]:
+    """The one-fold design's one fold (see the module docstring)."""
+    starts, class_names = one_fold_starts(list(recordings), window, stride, **cut)
+    labels = [class_names.index(r.label) for r in recordings]
+    name = ONE_FOLD_NAME
+    return [build(0, name, recordings, starts, labels, class_names, window, stride or window, "one-fold")]
+
+
 def make_folds(
     design: str,
     recordings: Sequence[Recording],
@@ -371,12 +384,15 @@ def make_folds(
     validation: str = "block",
     train_loads: Sequence[int] | None = None,
     test_loads: Sequence[int] | None = None,
+    cut: Mapping[str, Any] | None = None,
 ) -> list[Fold]:
     """The folds of a study of this `design` (one of DESIGNS); `k` folds for time-cv, each of `repeats` repeats
     (load-out and fault-size: their one fixed set of folds, whatever the repeats; see the module docstring).
     `build` makes each fold from its window starts per role (the Fold with its windows by default);
     `validation` is "block" (protocol 2) or "slices" (protocol 3, core.lab.study.validation); `train_loads` and
-    `test_loads` (load-out only) fix the loads trained at and the loads tested, a fold each."""
+    `test_loads` (load-out only) fix the loads trained at and the loads tested, a fold each; `cut` (one-fold only)
+    holds make_windows' shares, windowing and windowing_seed (its defaults when None), and the one fold
+    validates on its own validation share whatever `validation` says."""
     if (train_loads is not None or test_loads is not None) and design != "load-out":
         raise ValueError(f"train and test loads belong to the load-out design, not {design}")
     if design == "time-cv":
@@ -385,6 +401,8 @@ def make_folds(
         return load_out_folds(recordings, window, stride, build, validation, train_loads, test_loads)
     if design == "fault-size":
         return fault_size_folds(recordings, window, stride, build, validation)
+    if design == "one-fold":
+        return one_fold_cut(recordings, window, stride, build, **(cut or {}))
     raise ValueError(f"design must be one of {DESIGNS}, got {design!r}")
 
 
@@ -392,7 +410,8 @@ def fold_options(config: Mapping[str, Any]) -> dict[str, Any]:
     """make_folds' keyword-only settings of a study JSON's config: protocol 3 validates on slices (a file without
     config.protocol_version ran under protocol 2), a load-out study may name its train and test loads."""
     validation = "slices" if config.get("protocol_version", 2) == 3 else "block"
-    return {"validation": validation, "train_loads": config.get("train_loads"), "test_loads": config.get("test_loads")}
+    loads = {"train_loads": config.get("train_loads"), "test_loads": config.get("test_loads")}
+    return {"validation": validation, **loads, "cut": config.get("cutting")}
 
 
 def training_window_counts(

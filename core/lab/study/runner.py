@@ -26,11 +26,12 @@ from core.fingerprint import machine_fingerprint
 from core.lab.backends import backend
 from core.lab.contract import SCHEMA_VERSION, to_plain
 from core.lab.models import BASELINE_MODELS, STUDY_MODEL_NAMES, check_model_settings
-from core.lab.names import DESIGNS
+from core.lab.names import DESIGNS, WINDOWINGS
 from core.lab.probes.order import order_summary
 from core.lab.report import plural
-from core.lab.runs import Event, PlanStopped, Stage, StageKey, train_stages
+from core.lab.runs import Event, PlanStopped, Stage, StageKey, checked_runs, train_stages
 from core.lab.study.checkpoint import Checkpoint
+from core.lab.study.checks import CUTTING_KEYS
 from core.lab.study.comparisons import STUDY_METRICS, compare_all, decomposition
 from core.lab.study.contract import validate_study
 from core.lab.study.final_runs import TrialRuns, final_run
@@ -49,6 +50,7 @@ from core.lab.study.tuning import (
 )
 from core.lab.training import TrainConfig
 from core.lab.vibration.types import Recording
+from core.lab.vibration.windows import DEFAULT_SHARES
 
 PROTOCOLS = (2, 3)  # results/study_protocol.md; files without config.protocol_version were run under 2
 NUMBER_WORDS = dict(enumerate("one two three four five six seven eight nine ten".split(), start=1))
@@ -86,6 +88,7 @@ class StudyPlan:
     train_loads: Sequence[int] | None = None  # load-out: train at these loads alone, a fold per test load
     test_loads: Sequence[int] | None = None  # load-out with train_loads: the loads tested (default: the others)
     tune_epochs: int | None = None  # the learning-rate trials' epoch cap, when not the runs' own
+    cutting: Mapping[str, Any] | None = None  # one-fold: make_windows' shares, windowing, windowing_seed (defaults)
     split: InitVar[str | None] = None  # the old name of `design`
     pe_scale_sweep: InitVar[Sequence[float] | None] = None  # the old spelling of a pe_scale sweep's values
 
@@ -96,16 +99,13 @@ class StudyPlan:
             if self.sweep_values:
                 raise ValueError("give a sweep's values once: sweep_values, or pe_scale_sweep")
             self.sweep_field, self.sweep_values = "pe_scale", pe_scale_sweep
-        self.models, self.seeds = list(self.models), [int(seed) for seed in self.seeds]
+        known = STUDY_MODEL_NAMES
+        self.models, self.seeds = checked_runs(self.models, self.seeds, known, self.metric, STUDY_METRICS, self.workers)
         if self.design not in DESIGNS:
             raise ValueError(f"design must be one of {DESIGNS}, got {self.design!r}")
         self._apply_protocol()
         if self.design == "time-cv" and self.folds < 3:
             raise ValueError(f"time-cv needs at least 3 folds (test, validation and training blocks), got {self.folds}")
-        if not self.models or not self.seeds or len(set(self.models)) != len(self.models):
-            raise ValueError(f"a study needs distinct models and seeds; got {self.models}, {self.seeds}")
-        if self.metric not in STUDY_METRICS:
-            raise ValueError(f"metric must be one of {STUDY_METRICS}, got {self.metric!r}")
         if not (isinstance(self.repeats, int) and self.repeats >= 1):
             raise ValueError(f"a study needs at least one repeat, got {self.repeats}")
         if not self.margin > 0:
@@ -113,10 +113,7 @@ class StudyPlan:
         self._check_models()
 
     def _check_models(self) -> None:
-        """Every model known and buildable at these settings; a sweep's models among them."""
-        unknown = [model for model in self.models if model not in STUDY_MODEL_NAMES]
-        if unknown:
-            raise ValueError(f"unknown models {unknown}; choose from {', '.join(STUDY_MODEL_NAMES)}")
+        """Every model buildable at these settings; a sweep's models among them."""
         if tuned_models(self.models):  # the baselines build no network
             check_model_settings(tuned_models(self.models), self.window, self.config.model)
         self.sweep_values = check_sweep(self.sweep_field, self.sweep_values, self.config)
@@ -136,9 +133,23 @@ class StudyPlan:
             )
         if (self.train_loads is not None or self.test_loads is not None) and self.design != "load-out":
             raise ValueError(f"train and test loads belong to the load-out design, not {self.design}")
+        if self.cutting is not None and self.design != "one-fold":
+            raise ValueError(f"shares and windowing belong to the one-fold design, not {self.design}")
+        if self.design == "one-fold":
+            cut = {"shares": DEFAULT_SHARES, "windowing": "time", "windowing_seed": 0, **(self.cutting or {})}
+            if set(cut) != set(CUTTING_KEYS) or cut["windowing"] not in WINDOWINGS:
+                raise ValueError(f"a one-fold cutting takes {CUTTING_KEYS} (windowing one of {WINDOWINGS}), got {cut}")
+            self.cutting = {
+                **cut,
+                "shares": [float(x) for x in cut["shares"]],
+                "windowing_seed": int(cut["windowing_seed"]),
+            }
 
     def fold_count(self) -> int:
-        """Folds of this study: K for time-cv, one per motor load (load-out) or fault size (fault-size)."""
+        """Folds of this study: K for time-cv, one per motor load (load-out) or fault size (fault-size), one for
+        one-fold."""
+        if self.design == "one-fold":
+            return 1
         if self.design == "time-cv" or callable(self.recordings):
             return self.folds
         if self.design == "load-out":
@@ -179,7 +190,8 @@ class StudyPlan:
 
     def fold_options(self) -> dict[str, Any]:
         """make_folds' keyword-only settings of this plan."""
-        return {"validation": self.validation, "train_loads": self.train_loads, "test_loads": self.test_loads}
+        loads = {"train_loads": self.train_loads, "test_loads": self.test_loads}
+        return {"validation": self.validation, **loads, "cut": self.cutting}
 
     def identity(self) -> dict[str, Any]:
         """What decides a study's runs: a checkpoint written for other settings is refused."""
@@ -199,6 +211,7 @@ class StudyPlan:
             **({"protocol": self.protocol} if self.protocol != 2 else {}),
             **({"loads": loads_config(self)} if self.train_loads is not None else {}),
             **({"tune_epochs": self.tune_epochs} if self.tune_epochs is not None else {}),
+            **({"cutting": self.cutting} if self.cutting is not None else {}),
         }
 
 
@@ -217,8 +230,9 @@ def reanalyse(study: dict[str, Any], metric: str | None = None, margin: float | 
     config["margin"] = float(margin if margin is not None else config["margin"])
     first = [fold for fold in study["folds"] if fold["repeat"] == 0]  # a repeat tests the same windows again
     n_windows = sum(fold["n_test"] for fold in first)
+    windowing = config.get("cutting", {}).get("windowing", "time")
     config["population"] = population(
-        config["design"], config["data"].get("dataset", ""), len(recordings_used(study)), n_windows
+        config["design"], config["data"].get("dataset", ""), len(recordings_used(study)), n_windows, windowing
     )
     again = {**study, "config": config}
     again["comparisons"] = compare_all(again, config["metric"], config["margin"])
@@ -239,8 +253,9 @@ def recordings_used(study: Mapping[str, Any]) -> set[int]:
     return used
 
 
-def population(design: str, dataset: str, n_recordings: int, n_windows: int) -> str:
-    """Which windows a study's verdict speaks for, in words (`n_recordings`: those the folds use)."""
+def population(design: str, dataset: str, n_recordings: int, n_windows: int, windowing: str = "time") -> str:
+    """Which windows a study's verdict speaks for, in words (`n_recordings`: those the folds use; `windowing`: a
+    one-fold study's, whose random windows lie beside training windows)."""
     count = NUMBER_WORDS.get(n_recordings, str(n_recordings))
     count += " recording" if n_recordings == 1 else " recordings"
     rig = " of one test rig" if dataset == "cwru" else ""
@@ -249,7 +264,10 @@ def population(design: str, dataset: str, n_recordings: int, n_windows: int) -> 
     if design == "fault-size":
         return f"{plural(n_windows, 'test window')} of a fault size held out from training, {count}{rig}"
     these = "this" if n_recordings == 1 else "these"
-    return f"{plural(n_windows, 'test window')} of {these} {count}{rig}"
+    leaky = (
+        ", dealt at random beside training windows (leaky)" if design == "one-fold" and windowing == "random" else ""
+    )
+    return f"{plural(n_windows, 'test window')} of {these} {count}{rig}{leaky}"
 
 
 def environment() -> dict[str, Any]:
@@ -359,7 +377,13 @@ def study_config(plan: StudyPlan, folds: Sequence[Fold], tuned: Rates | None) ->
         "metric": plan.metric,
         "window": plan.window,
         "stride": plan.stride or plan.window,
-        "population": population(plan.design, plan.data_settings.get("dataset", ""), len(used), n_windows),
+        "population": population(
+            plan.design,
+            plan.data_settings.get("dataset", ""),
+            len(used),
+            n_windows,
+            (plan.cutting or {}).get("windowing", "time"),
+        ),
         "command": plan.command,
         **environment(),
         "device": plan.device,
@@ -376,6 +400,8 @@ def study_config(plan: StudyPlan, folds: Sequence[Fold], tuned: Rates | None) ->
         config.update(loads_config(plan))
     if plan.tune_epochs is not None:
         config["tune_epochs"] = plan.tune_epochs
+    if plan.cutting is not None:
+        config["cutting"] = plan.cutting
     return config
 
 

@@ -138,6 +138,20 @@ def count_windows(
     return {role: sum(int(starts.size) for _, starts in starts_by_role[role]) for role in ROLES}
 
 
+def one_fold_starts(
+    recordings: list[Recording],
+    window: int = 1024,
+    stride: int | None = None,
+    shares: tuple[float, float, float] = DEFAULT_SHARES,
+    windowing: str = "time",
+    windowing_seed: int = 0,
+) -> tuple[dict[str, list[tuple[int, np.ndarray]]], list[str]]:
+    """Where `make_windows` cuts each role's windows, as (recording index, window starts) per role, and its class
+    order: a study's one fold (core.lab.study.folds) cuts the experiment's windows from them, no other way."""
+    starts_by_role = _checked_starts(list(recordings), window, stride, shares, windowing, windowing_seed)[3]
+    return starts_by_role, _ordered_class_names(list(recordings))
+
+
 def _checked_starts(
     recordings: list[Recording],
     window: int,

@@ -1,0 +1,107 @@
+"""The experiment is a study with one fold: the one-fold design cuts the experiment's own windows (make_windows'
+deal, in time blocks or at random), so the same models and seeds train to the same runs, bit for bit, through the
+study's pipeline, and the study's comparisons are the experiment's."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.lab.experiment.plan import Plan, run_plan
+from core.lab.models import ModelConfig
+from core.lab.study import StudyPlan, run_study, validate_study
+from core.lab.study.cli import build_parser, make_study_plan
+from core.lab.training import TrainConfig
+from core.lab.vibration import make_windows
+from core.lab.vibration.windows import DEFAULT_SHARES
+from tests.study_helpers import three_recordings
+
+CONFIG = TrainConfig(model=ModelConfig(patch=16, heads=2, layers=1), epochs=2, threads=1)
+MODELS, SEEDS = ["B-noPE", "B"], [0, 1]
+
+
+@pytest.fixture(scope="module")
+def recordings():
+    return three_recordings()
+
+
+def one_fold_study(recordings, **cut) -> dict:
+    plan = StudyPlan(
+        recordings,
+        design="one-fold",
+        models=MODELS,
+        seeds=SEEDS,
+        config=CONFIG,
+        window=128,
+        cutting=cut,
+        data_settings={"dataset": "synthetic"},
+    )
+    assert (plan.fold_count(), plan.repeat_count(), plan.run_count()) == (1, 1, len(MODELS) * len(SEEDS))
+    return run_study(plan)
+
+
+@pytest.mark.parametrize("windowing", ["time", "random"])
+def test_a_one_fold_study_trains_the_experiments_runs_bit_for_bit_and_compares_them_alike(recordings, windowing):
+    cut = {"windowing": windowing, "windowing_seed": 3}
+    experiment = run_plan(Plan(recordings, MODELS, SEEDS, config=CONFIG, cutting={"window": 128, **cut}))
+    study = one_fold_study(recordings, **cut)
+    validate_study(study)
+
+    windows = make_windows(recordings, 128, **cut)
+    (fold,) = study["folds"]
+    assert fold["n_test"] == len(windows.y_test) and fold["n_train"] == len(windows.y_train)
+    assert fold["normalisation"] == {"mean": windows.mean, "std": windows.std}  # the same windows, to the bit
+    assert study["class_names"] == windows.class_names and fold["name"] == "the one fold"
+    assert study["config"]["cutting"] == {"shares": list(DEFAULT_SHARES), **cut}  # make_windows' own default
+
+    by_cell = {(run["model"], run["seed"]): run for run in study["runs"]}
+    for run in experiment["runs"]:
+        again = by_cell[(run["model"], run["seed"])]
+        for key in ("accuracy", "f1", "precision", "recall", "confusion_matrix", "epochs", "best_epoch"):
+            assert again[key] == run[key], (run["model"], run["seed"], key)
+
+    ours, theirs = study["comparisons"][0], experiment["comparisons"][0]
+    assert (ours["a"], ours["b"], ours["primary"]) == (theirs["a"], theirs["b"], True) == ("B-noPE", "B", True)
+    assert ours["verdict"] == theirs["verdict"]
+    for key in ("diff", "ci95", "ci90", "mde80", "p"):  # the same cells through the same interval: the same bits
+        assert ours[key] == theirs[key], key
+    leaky = "(leaky)" in study["config"]["population"]
+    assert leaky == (windowing == "random")  # the verdict says when its test windows lie beside training ones
+
+
+def test_the_study_cli_runs_the_experiments_cut_and_refuses_it_for_another_design():
+    parse = build_parser().parse_args
+    base = ["--duration", "1", "--loads", "0", "--models", "B-noPE,B", "--data-seed", "4"]
+    plan = make_study_plan(
+        parse([*base, "--design", "one-fold", "--windowing", "random", "--shares", "0.5,0.25,0.25"]), ""
+    )
+    assert plan.cutting == {"shares": [0.5, 0.25, 0.25], "windowing": "random", "windowing_seed": 4}
+    assert plan.identity()["cutting"] == plan.cutting  # a checkpoint of another cut is refused
+    assert make_study_plan(parse([*base, "--design", "one-fold"]), "").cutting["windowing"] == "time"
+    assert "cutting" not in make_study_plan(parse(base), "").identity()  # time-cv's checkpoints resume as before
+    with pytest.raises(ValueError, match="belong to the one-fold design, not time-cv"):
+        make_study_plan(parse([*base, "--windowing", "random"]), "")
+
+
+def test_the_contract_keeps_a_one_fold_cutting_to_a_one_fold_study(recordings):
+    study = one_fold_study(recordings)
+    cut = study["config"].pop("cutting")
+    with pytest.raises(ValueError, match="config.cutting belongs to a one-fold study"):
+        validate_study(study)
+    study["config"]["cutting"] = {**cut, "windowing": "sideways"}
+    with pytest.raises(ValueError, match="windowing must be time or random"):
+        validate_study(study)
+
+
+def test_a_saved_one_fold_study_opens_on_the_page_with_its_one_fold_and_its_verdict(recordings):
+    from tests.apptest_utils import open_lab, raw_errors
+    from tests.test_page_reopen import open_file
+    from tests.test_reopen import encoded
+
+    study = one_fold_study(recordings, windowing="random", windowing_seed=1)
+    at = open_lab()
+    open_file(at, "one_fold.json", encoded(study))
+    at.selectbox(key="study_pick").set_value("the study run or opened here").run()
+    at.toggle(key="study_more").set_value(True).run()
+    assert not at.exception and raw_errors(at) == []
+    shown = " ".join(element.value for element in (*at.markdown, *at.caption))
+    assert study["comparisons"][0]["sentence"].split(" (")[0] in shown.replace("\\", "")
