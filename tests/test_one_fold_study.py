@@ -10,6 +10,7 @@ from core.lab.experiment.plan import Plan, run_plan
 from core.lab.models import ModelConfig
 from core.lab.study import StudyPlan, run_study, validate_study
 from core.lab.study.cli import build_parser, make_study_plan
+from core.lab.study.sweep import sweep_effects
 from core.lab.training import TrainConfig
 from core.lab.vibration import make_windows
 from core.lab.vibration.windows import DEFAULT_SHARES
@@ -105,3 +106,14 @@ def test_a_saved_one_fold_study_opens_on_the_page_with_its_one_fold_and_its_verd
     assert not at.exception and raw_errors(at) == []
     shown = " ".join(element.value for element in (*at.markdown, *at.caption))
     assert study["comparisons"][0]["sentence"].split(" (")[0] in shown.replace("\\", "")
+
+
+def test_a_one_fold_sweep_reads_its_intervals_over_seeds_as_its_comparisons_do(recordings):
+    plan = StudyPlan(
+        recordings, design="one-fold", models=MODELS, seeds=SEEDS, config=CONFIG, window=128, sweep_values=[0.3]
+    )
+    study = run_study(plan)
+    effects = {row["value"]: row for row in sweep_effects(study)}
+    primary = study["comparisons"][0]
+    assert effects[1.0]["diff"] == primary["diff"] and effects[1.0]["ci95"] == primary["ci95"] is not None
+    assert effects[0.3]["ci95"] is not None  # one fold: the corrected resampled t has no folds to resample

@@ -20,11 +20,12 @@ import itertools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from core.lab.names import ONE_FOLD
 from core.lab.runs import Event, PlanStopped, Stage, StageKey, train_run, train_stages
 from core.lab.stats.intervals import bounded
 from core.lab.stats.resampled import resampled_interval
 from core.lab.study.checkpoint import Checkpoint
-from core.lab.study.comparisons import cell_differences, fold_test_train_ratio
+from core.lab.study.comparisons import cell_differences, fold_test_train_ratio, study_interval
 from core.lab.study.contract import study_run
 from core.lab.study.folds import Fold
 from core.lab.sweep_fields import swept_field
@@ -121,9 +122,9 @@ def run_sweep(
 
 def sweep_effects(study: Mapping[str, Any], metric: str = "accuracy") -> list[dict[str, Any]]:
     """Per compared pair and value of the swept field (the sweep's, the study's own, and 0 where 0 removes the
-    encoding), the encoding's effect against its partner in points with its corrected-resampled ci95
-    (unadjusted: a description, not a verdict): rows {model, partner, field, value, diff, ci95}; [] without a
-    sweep."""
+    encoding), the encoding's effect against its partner in points with its corrected-resampled ci95 (a one-fold
+    study's: over seeds; unadjusted: a description, not a verdict): rows {model, partner, field, value, diff,
+    ci95}; [] without a sweep."""
     sweep = study.get("sweep_runs") or []
     if not sweep:
         return []
@@ -143,7 +144,12 @@ def sweep_effects(study: Mapping[str, Any], metric: str = "accuracy") -> list[di
             rows.append({**row, "value": 0.0, "diff": 0.0, "ci95": [0.0, 0.0]})
         for value in sorted({run[field] for run in sweep if run["model"] == model} | {own}):
             partner_runs = at(partner, value) or at(partner, own)  # a partner the field does not change: its own
-            cells = cell_differences({**study, "runs": partner_runs + at(model, value)}, partner, model, metric)[0]
-            interval = bounded(resampled_interval(cells, ratio), metric)
+            cells, keys, _ = cell_differences(
+                {**study, "runs": partner_runs + at(model, value)}, partner, model, metric
+            )
+            if study["config"]["design"] == ONE_FOLD:  # one cutting: the seeds alone vary, as in its comparisons
+                interval = study_interval(study, cells, keys, metric)
+            else:
+                interval = bounded(resampled_interval(cells, ratio), metric)
             rows.append({**row, "value": value, "diff": interval.diff, "ci95": interval.ci(0.95)})
     return rows
