@@ -40,7 +40,7 @@ from core.lab.study.validation import VALIDATION_STYLES, clear_of, split_validat
 from core.lab.vibration.loads import common_classes
 from core.lab.vibration.order_control import on_grid, revolution_grid
 from core.lab.vibration.types import DataError, Recording
-from core.lab.vibration.windows import WindowSet, one_fold_starts
+from core.lab.vibration.windows import WindowSet, one_fold_starts, windows_from_starts
 
 SPLITS = DESIGNS  # the old name of DESIGNS, still read
 ROLES = ("train", "val", "test")
@@ -86,34 +86,10 @@ def _fold_windows(
     stride: int,
     design: str,
 ) -> WindowSet:
-    """A WindowSet from (recording index, starts) per role, normalised with the training windows' statistics."""
+    """A WindowSet from (recording index, starts) per role, normalised with the training windows' statistics, cut as
+    the experiment cuts its own (core.lab.vibration.windows.windows_from_starts); `design` names the fold's."""
     _check_roles(roles, design)
-    offsets = np.arange(window)
-    x, y = {}, {}
-    for role in ROLES:
-        x[role] = np.concatenate([recordings[i].signal[s[:, None] + offsets] for i, s in roles[role] if s.size])
-        y[role] = np.concatenate([np.full(s.size, labels[i], dtype=np.int64) for i, s in roles[role] if s.size])
-    mean, std = float(x["train"].mean()), float(x["train"].std())
-    if not std > 0:
-        raise DataError("The training windows of a fold are constant (std 0), so they cannot be normalised.")
-    normalised = {role: ((x[role] - mean) / std).astype(np.float32) for role in ROLES}
-    counts = {role: {name: int(np.sum(y[role] == c)) for c, name in enumerate(class_names)} for role in ROLES}
-    return WindowSet(
-        normalised["train"],
-        y["train"],
-        normalised["val"],
-        y["val"],
-        normalised["test"],
-        y["test"],
-        class_names,
-        float(recordings[0].sample_rate),
-        window,
-        stride,
-        design,
-        mean,
-        std,
-        counts,
-    )
+    return windows_from_starts(recordings, roles, labels, class_names, window, stride, design)
 
 
 def _check_roles(roles: dict[str, list[tuple[int, np.ndarray]]], design: str) -> None:

@@ -13,6 +13,7 @@ three roles.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -74,12 +75,29 @@ def make_windows(
     windowing = windowing if mode is None else mode
     windowing_seed = windowing_seed if seed is None else seed
     recordings = list(recordings)
-    window, stride, sample_rate, starts_by_role, ranges = _checked_starts(
+    window, stride, _, starts_by_role, ranges = _checked_starts(
         recordings, window, stride, shares, windowing, windowing_seed
     )
     class_names = _ordered_class_names(recordings)
+    labels = [class_names.index(recording.label) for recording in recordings]
+    return windows_from_starts(recordings, starts_by_role, labels, class_names, window, stride, windowing, ranges)
+
+
+def windows_from_starts(
+    recordings: Sequence[Recording],
+    starts_by_role: dict[str, list[tuple[int, np.ndarray]]],
+    labels: Sequence[int],
+    class_names: list[str],
+    window: int,
+    stride: int,
+    windowing: str,
+    ranges: list[dict] | None = None,
+) -> WindowSet:
+    """The WindowSet of the windows that start at `starts_by_role` (per role: recording index, starts), recording
+    i's windows labelled `labels[i]`, every role normalised with the training windows' mean and std: how
+    `make_windows` and every fold of a study (core.lab.study.folds) cut their windows, one way."""
     x = {name: _gather(recordings, starts_by_role[name], window) for name in ROLES}
-    y = {name: _labels(recordings, starts_by_role[name], class_names) for name in ROLES}
+    y = {name: _labels(starts_by_role[name], labels) for name in ROLES}
     mean = float(x["train"].mean())
     std = float(x["train"].std())
     if not std > 0:
@@ -94,14 +112,14 @@ def make_windows(
         x_test=normalised["test"],
         y_test=y["test"],
         class_names=class_names,
-        sample_rate=sample_rate,
+        sample_rate=float(recordings[0].sample_rate),
         window=window,
         stride=stride,
         windowing=windowing,
         mean=mean,
         std=std,
         counts=counts,
-        ranges=ranges,
+        ranges=ranges or [],
     )
 
 
@@ -323,12 +341,12 @@ def _raise_too_short(recording: Recording, window: int, length: int, needed: int
     )
 
 
-def _gather(recordings: list[Recording], starts: list[tuple[int, np.ndarray]], window: int) -> np.ndarray:
+def _gather(recordings: Sequence[Recording], starts: list[tuple[int, np.ndarray]], window: int) -> np.ndarray:
     offsets = np.arange(window)
     pieces = [recordings[index].signal[block_starts[:, None] + offsets] for index, block_starts in starts]
     return np.concatenate(pieces, axis=0)  # (n_windows, window), float64 until normalised
 
 
-def _labels(recordings: list[Recording], starts: list[tuple[int, np.ndarray]], class_names: list[str]) -> np.ndarray:
-    pieces = [np.full(block_starts.size, class_names.index(recordings[index].label)) for index, block_starts in starts]
+def _labels(starts: list[tuple[int, np.ndarray]], labels: Sequence[int]) -> np.ndarray:
+    pieces = [np.full(block_starts.size, labels[index]) for index, block_starts in starts]
     return np.concatenate(pieces).astype(np.int64)
