@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.lab.experiment.plan import Plan, run_plan
+from core.lab.experiment.plan import Plan, one_fold_study, plan_results, run_plan, train_plan
 from core.lab.models import ModelConfig
 from core.lab.study import StudyPlan, run_study, validate_study
 from core.lab.study.cli import build_parser, make_study_plan
@@ -14,7 +14,7 @@ from core.lab.study.sweep import sweep_effects
 from core.lab.training import TrainConfig
 from core.lab.vibration import make_windows
 from core.lab.vibration.windows import DEFAULT_SHARES
-from tests.study_helpers import three_recordings
+from tests.study_helpers import count_training, three_recordings
 
 CONFIG = TrainConfig(model=ModelConfig(patch=16, heads=2, layers=1), epochs=2, threads=1)
 MODELS, SEEDS = ["B-noPE", "B"], [0, 1]
@@ -25,7 +25,7 @@ def recordings():
     return three_recordings()
 
 
-def one_fold_study(recordings, **cut) -> dict:
+def one_fold_study_of(recordings, **cut) -> dict:
     plan = StudyPlan(
         recordings,
         design="one-fold",
@@ -44,7 +44,7 @@ def one_fold_study(recordings, **cut) -> dict:
 def test_a_one_fold_study_trains_the_experiments_runs_bit_for_bit_and_compares_them_alike(recordings, windowing):
     cut = {"windowing": windowing, "windowing_seed": 3}
     experiment = run_plan(Plan(recordings, MODELS, SEEDS, config=CONFIG, cutting={"window": 128, **cut}))
-    study = one_fold_study(recordings, **cut)
+    study = one_fold_study_of(recordings, **cut)
     validate_study(study)
 
     windows = make_windows(recordings, 128, **cut)
@@ -84,7 +84,7 @@ def test_the_study_cli_runs_the_experiments_cut_and_refuses_it_for_another_desig
 
 
 def test_the_contract_keeps_a_one_fold_cutting_to_a_one_fold_study(recordings):
-    study = one_fold_study(recordings)
+    study = one_fold_study_of(recordings)
     cut = study["config"].pop("cutting")
     with pytest.raises(ValueError, match="config.cutting belongs to a one-fold study"):
         validate_study(study)
@@ -98,7 +98,7 @@ def test_a_saved_one_fold_study_opens_on_the_page_with_its_one_fold_and_its_verd
     from tests.test_page_reopen import open_file
     from tests.test_reopen import encoded
 
-    study = one_fold_study(recordings, windowing="random", windowing_seed=1)
+    study = one_fold_study_of(recordings, windowing="random", windowing_seed=1)
     at = open_lab()
     open_file(at, "one_fold.json", encoded(study))
     at.selectbox(key="study_pick").set_value("the study run or opened here").run()
@@ -117,3 +117,37 @@ def test_a_one_fold_sweep_reads_its_intervals_over_seeds_as_its_comparisons_do(r
     primary = study["comparisons"][0]
     assert effects[1.0]["diff"] == primary["diff"] and effects[1.0]["ci95"] == primary["ci95"] is not None
     assert effects[0.3]["ci95"] is not None  # one fold: the corrected resampled t has no folds to resample
+
+
+def test_an_experiments_own_runs_are_its_one_fold_study_without_training_again(recordings, monkeypatch):
+    cut = {"window": 128, "windowing": "random", "windowing_seed": 5}
+    plan = Plan(recordings, MODELS, SEEDS, config=CONFIG, cutting=cut, keep_weights=False)
+    trained = train_plan(plan)
+    results = plan_results(plan, trained)
+    counted = count_training(monkeypatch)
+    study = one_fold_study(plan, trained, command="python -m core.experiment ...")
+    assert counted == []  # the runs are the experiment's, recorded again, not trained again
+    validate_study(study)
+    again = one_fold_study_of(recordings, windowing="random", windowing_seed=5)
+    for ours, theirs in zip(study["runs"], again["runs"], strict=True):
+        assert ours == {**theirs, "train_seconds": ours["train_seconds"]}  # every prediction the same; not the clock
+    assert study["comparisons"][0]["ci95"] == again["comparisons"][0]["ci95"] == results["comparisons"][0]["ci95"]
+    assert study["config"]["command"] == "python -m core.experiment ..."
+
+
+def test_the_experiment_cli_writes_its_one_fold_study_beside_its_results(tmp_path, capsys):
+    from core.lab.experiment.cli import main
+    from core.lab.study.contract import load_study
+
+    words = ["--dataset", "synthetic", "--duration", "1", "--models", "B-noPE,B", "--seeds", "0", "--epochs", "1"]
+    words += ["--window", "256", "--patch", "16", "--heads", "2", "--layers", "1", "--accept-wide", "--quiet"]
+    out = tmp_path / "results.json"
+    assert main([*words, "--out", str(out), "--study-out", str(tmp_path / "study.json")]) == 0
+    study = load_study(tmp_path / "study.json")
+    assert study["config"]["design"] == "one-fold" and len(study["runs"]) == 2
+    assert study["config"]["command"].startswith("python -m core.experiment --dataset synthetic")
+    assert main([*words, "--metric", "precision", "--study-out", str(tmp_path / "no.json")]) == 2
+    assert "a study compares on one of accuracy" in capsys.readouterr().err and not (tmp_path / "no.json").exists()
+    windows = make_windows(three_recordings(), 128)
+    with pytest.raises(ValueError, match="needs its recordings"):
+        one_fold_study(Plan(windows, ["B"], [0], config=CONFIG), train_plan(Plan(windows, ["B"], [0], config=CONFIG)))

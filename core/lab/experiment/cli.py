@@ -14,6 +14,9 @@ Evaluations beyond one experiment (core.lab.evaluations), each adding a block to
 Old flags still work (core.lab.names): --split for --windowing, and a list after --d-model or --pe-scale for
 the sweeps.
 
+`--study-out study.json` also writes the experiment's own runs as a study with one fold (core.lab.study, design
+one-fold; `one_fold_study`): the same runs with their per-window predictions, compared as a study compares.
+
 It runs `run_plan` (core.lab.experiment.plan), which the Fault lab's background job runs, so any number on the page can
 be reproduced here with the same settings; `command_line(results["config"])` writes the command that does so.
 Runs train side by side, one per CPU core by default (`--workers`; one at a time on a GPU); each run's
@@ -45,13 +48,15 @@ from core.lab.cli_args import (
 )
 from core.lab.contract import METRICS
 from core.lab.data_spec import DataSpec
-from core.lab.experiment.plan import Plan, main_test_windows, run_plan
+from core.lab.experiment.plan import Plan, main_test_windows, one_fold_study, plan_results, train_plan
 from core.lab.experiment.results import save_results
 from core.lab.names import EXPERIMENT_FLAG_ALIASES, WINDOWINGS, flag_names
 from core.lab.report import format_list, format_number, plural
 from core.lab.runs import Event, RunFinished, StageStarted
 from core.lab.stats.power import EXPERIMENT_ADVICE, too_few_windows
 from core.lab.stats.words import percent
+from core.lab.study.comparisons import STUDY_METRICS
+from core.lab.study.contract import save_study
 from core.lab.vibration import DataError
 from core.lab.vibration.windows import DEFAULT_SHARES, WindowSet
 from core.lab.wait import plan_wait_line
@@ -101,6 +106,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     evaluations.add_arguments(parser)
     parser.add_argument("--out", type=Path, default=Path("results.json"), help="where to write the results JSON")
+    parser.add_argument(
+        "--study-out",
+        type=Path,
+        help="also write the experiment's own runs as a study with one fold (design one-fold: per-window predictions, "
+        "the study's comparisons; `python -m core.study --reanalyse` and the page's Study part read it)",
+    )
     parser.add_argument("--quiet", action="store_true", help="print only the tables and the verdict")
     add_accept_wide(parser)
     return parser
@@ -222,9 +233,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         wide = too_few_windows(main_test_windows(plan, plan.data), "this experiment", EXPERIMENT_ADVICE)
         if wide and not args.accept_wide:
             return refuse_wide(wide)
+        if args.study_out is not None and plan.metric not in STUDY_METRICS:
+            raise ValueError(f"--study-out: a study compares on one of {', '.join(STUDY_METRICS)}, not {plan.metric}")
         if not args.quiet:
             print(plan_wait_line(plan), flush=True)
-        results = run_plan(plan, progress=None if args.quiet else say)
+        trained = train_plan(plan, progress=None if args.quiet else say)
+        results = plan_results(plan, trained)
+        study = None if args.study_out is None else one_fold_study(plan, trained, command_line(results["config"]))
     except (DataError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -232,6 +247,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     results["config"]["wall_seconds"] = round(wall_seconds, 2)
     save_results(results, args.out)
     print(report_text(results))
+    if study is not None:
+        save_study(study, args.study_out)
+        print(f"the same runs as a study with one fold written to {args.study_out}")
     print(f"wall time {wall_seconds:.1f} s; results written to {args.out}")
     return 0
 

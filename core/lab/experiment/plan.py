@@ -31,19 +31,24 @@ from core.lab import backends, evaluations
 from core.lab.contract import METRICS
 from core.lab.evaluations import Evaluation
 from core.lab.experiment.results import build_results
-from core.lab.models import MODEL_NAMES
-from core.lab.names import CUTTING_KEY_RENAMES, SETTING_RENAMES, renamed
+from core.lab.models import BASELINE_MODELS, MODEL_NAMES
+from core.lab.names import CUTTING_KEY_RENAMES, ONE_FOLD, SETTING_RENAMES, renamed
 from core.lab.runs import (
     MAIN,
     Event,
     PlanContext,
     PlanStopped,
     Stage,
+    StageKey,
     checked_runs,
     ignore_event,
     train_run,
     train_stages,
 )
+from core.lab.study.comparisons import STUDY_METRICS
+from core.lab.study.contract import study_run, validate_study
+from core.lab.study.folds import make_folds
+from core.lab.study.runner import StudyPlan, build_study
 from core.lab.training import TrainConfig
 from core.lab.vibration.types import Recording
 from core.lab.vibration.windows import DEFAULT_SHARES, WindowSet, count_windows, make_windows
@@ -137,15 +142,20 @@ def experiment_config(plan: Plan, windows: WindowSet) -> dict[str, Any]:
     }
 
 
+def main_recordings(plan: Plan, data: Sequence[Recording]) -> list[Recording]:
+    """The recordings the experiment itself cuts its windows from: the data, narrowed by its evaluations."""
+    recordings = list(data)
+    for evaluation in plan.active:
+        recordings = evaluation.main_recordings(recordings)
+    return recordings
+
+
 def main_test_windows(plan: Plan, data: PlanData) -> int:
     """The test windows of the experiment itself (the MAIN stage, on which every model is compared with A),
     counted before any training from the cut `plan_stages` makes, without cutting a window."""
     if isinstance(data, WindowSet):
         return len(data.y_test)
-    recordings = list(data)
-    for evaluation in plan.active:
-        recordings = evaluation.main_recordings(recordings)
-    return count_windows(recordings, **plan.cutting)["test"]
+    return count_windows(main_recordings(plan, data), **plan.cutting)["test"]
 
 
 def plan_stages(plan: Plan, data: PlanData) -> list[Stage]:
@@ -159,15 +169,24 @@ def plan_stages(plan: Plan, data: PlanData) -> list[Stage]:
             )
         windows, recordings = data, None
     else:
-        recordings = list(data)
-        for evaluation in plan.active:
-            recordings = evaluation.main_recordings(recordings)
+        recordings = main_recordings(plan, data)
         windows = make_windows(recordings, **plan.cutting)
     main = Stage(MAIN, windows, list(plan.models), plan.config)
     context = PlanContext(plan, recordings, main, [main])
     for evaluation in plan.active:
         evaluation.prepare(context)
     return context.stages
+
+
+@dataclass
+class TrainedPlan:
+    """What `train_plan` trained: the data as the plan gave it, the stages, each stage's finished runs (as
+    core.lab.training.train returns them), and whether a stop ended the training early."""
+
+    data: PlanData
+    stages: list[Stage]
+    runs: dict[StageKey, list[dict[str, Any]]]
+    stopped: bool
 
 
 def run_plan(
@@ -182,11 +201,19 @@ def run_plan(
     and PlanStopped is raised, carrying the results of the finished runs of the experiment itself (without
     evaluation blocks).
     """
+    return plan_results(plan, train_plan(plan, progress, should_stop))
+
+
+def train_plan(
+    plan: Plan,
+    progress: Callable[[Event], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> TrainedPlan:
+    """Every run of `plan` (see run_plan), trained and kept whole: `plan_results` makes the results JSON of them and
+    `one_fold_study` the study JSON of the experiment's own runs, neither training anything again."""
     emit = progress or ignore_event
     data = plan.data() if callable(plan.data) else plan.data
     stages = plan_stages(plan, data)
-    main_windows = stages[0].windows
-    config = experiment_config(plan, main_windows)
 
     def train_one(stage: Stage, seed: int, model: str, stop: Callable[[], bool] | None) -> dict[str, Any]:
         test_sets = dict(stage.fixed_test_sets)
@@ -198,8 +225,48 @@ def run_plan(
     runner = backends.backend(plan.backend, plan.ray_address)
     trainer = None if runner is None else runner.train
     runs, stopped = train_stages(stages, plan.seeds, train_one, plan.workers, plan.device, emit, should_stop)
-    if stopped:
-        done = runs[MAIN]
+    return TrainedPlan(data, stages, runs, stopped)
+
+
+def plan_results(plan: Plan, trained: TrainedPlan) -> dict[str, Any]:
+    """The results JSON of what `train_plan` trained; PlanStopped (with the finished runs' results) after a stop."""
+    main_windows = trained.stages[0].windows
+    config = experiment_config(plan, main_windows)
+    if trained.stopped:
+        done = trained.runs[MAIN]
         raise PlanStopped(build_results(config, main_windows.class_names, done, plan.metric) if done else None)
-    blocks = {evaluation.key: evaluation.block(plan, runs) for evaluation in plan.active}
-    return build_results(config, main_windows.class_names, runs[MAIN], plan.metric, blocks)
+    blocks = {evaluation.key: evaluation.block(plan, trained.runs) for evaluation in plan.active}
+    return build_results(config, main_windows.class_names, trained.runs[MAIN], plan.metric, blocks)
+
+
+def one_fold_study(plan: Plan, trained: TrainedPlan, command: str = "") -> dict[str, Any]:
+    """The experiment's own runs as a study with one fold (core.lab.study, design one-fold): its windows cut again
+    as the study's one fold (the same windows), its runs recorded and compared as a study's, each with its
+    per-window predictions; nothing is trained again. ValueError where there is no such study: a plan given
+    finished windows (a study keeps where each window comes from), or a metric a study does not compare on."""
+    if isinstance(trained.data, WindowSet):
+        raise ValueError("a study of an experiment needs its recordings, not a finished WindowSet")
+    if plan.metric not in STUDY_METRICS:
+        raise ValueError(f"a study compares on one of {', '.join(STUDY_METRICS)}, not {plan.metric}")
+    cutting = {key: plan.cutting[key] for key in ("shares", "windowing", "windowing_seed") if key in plan.cutting}
+    recordings = main_recordings(plan, trained.data)
+    study_plan = StudyPlan(
+        recordings,
+        design=ONE_FOLD,
+        models=plan.models,
+        seeds=plan.seeds,
+        config=plan.config,
+        window=plan.cutting.get("window", 1024),
+        stride=plan.cutting.get("stride"),
+        metric=plan.metric,
+        device=plan.device,
+        data_settings=dict(plan.data_settings),
+        command=command,
+        cutting=cutting,
+    )
+    folds = make_folds(ONE_FOLD, recordings, study_plan.window, stride=study_plan.stride, cut=study_plan.cutting)
+    rate = plan.config.learning_rate
+    runs = [study_run(run, 0, 0, None if run["model"] in BASELINE_MODELS else rate) for run in trained.runs[MAIN]]
+    study = build_study(study_plan, recordings, folds, runs)
+    validate_study(study)
+    return study
