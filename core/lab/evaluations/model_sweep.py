@@ -172,22 +172,29 @@ class ModelSweep(Evaluation):
         return [(heading, sweep_table(block, field.name, cls.values_key))]
 
 
+def sweep_setting(name: str, field: SweptField, what: str, example: str, choices: tuple) -> Setting:
+    """The one setting of a sweep over `field`: CLI flag --<field>-sweep, page control (and URL key) <field>_sweep."""
+    flag = "--" + field.name.replace("_", "-")
+    return Setting(
+        name,
+        "ints" if field.integer else "floats",
+        f"train {what} at each of these values, e.g. {example} (the first is the experiment's); a list after {flag} "
+        "means the same",
+        flag=f"{flag}-sweep",
+        label=f"{field.name} sweep: also train {what} at",
+        key=f"{field.name}_sweep",
+        choices=choices,
+    )
+
+
 class PEScaleSweep(ModelSweep):
     """The models with a position signal again at several scales of it; the experiment runs at the first."""
 
-    key = "pe_scale_sweep"
-    title = "How loud must the position signal be? (pe_scale)"
+    key, title = "pe_scale_sweep", "How loud must the position signal be? (pe_scale)"
     swept_field, values_key, setting_name = FIELDS["pe_scale"], "scales", "pe_scales"
     settings = (
-        Setting(
-            "pe_scales",
-            "floats",
-            "train the models with a position signal at each of these scales, e.g. 0,0.1,0.3,1 (the first is the "
-            "experiment's); a list after --pe-scale means the same",
-            flag="--pe-scale-sweep",
-            label="pe_scale sweep: also train the models with a position signal at",
-            key="pe_scale_sweep",
-            choices=(0.0, 0.1, 0.3, 1.0, 3.0),
+        sweep_setting(
+            setting_name, swept_field, "the models with a position signal", "0,0.1,0.3,1", (0.0, 0.1, 0.3, 1.0, 3.0)
         ),
     )
     caption = "Models with a position signal only; at pe_scale 0 the signal is gone (B equals B-noPE)."
@@ -196,19 +203,7 @@ class PEScaleSweep(ModelSweep):
 class DModelSweep(ModelSweep):
     """The embedding models again at several widths; the experiment itself runs at the first."""
 
-    key = "d_model_sweep"
-    title = "Width of the embedding (d_model)"
+    key, title = "d_model_sweep", "Width of the embedding (d_model)"
     swept_field, values_key, setting_name = FIELDS["d_model"], "d_models", "d_models"
-    settings = (
-        Setting(
-            "d_models",
-            "ints",
-            "train the embedding models at each of these widths, e.g. 16,32,64,128 (the first is the experiment's); "
-            "a list after --d-model means the same",
-            flag="--d-model-sweep",
-            label="d_model sweep: also train the embedding models at",
-            key="d_model_sweep",
-            choices=(16, 32, 64, 128),
-        ),
-    )
+    settings = (sweep_setting(setting_name, swept_field, "the embedding models", "16,32,64,128", (16, 32, 64, 128)),)
     caption = "Embedding models only (A and A+PE run at the patch width); the experiment itself uses the first width."

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -157,17 +158,18 @@ def count_windows(
 
 
 def one_fold_starts(
-    recordings: list[Recording],
-    window: int = 1024,
-    stride: int | None = None,
-    shares: tuple[float, float, float] = DEFAULT_SHARES,
-    windowing: str = "time",
-    windowing_seed: int = 0,
+    recordings: list[Recording], window: int, stride: int | None = None, **cut: Any
 ) -> tuple[dict[str, list[tuple[int, np.ndarray]]], list[str]]:
     """Where `make_windows` cuts each role's windows, as (recording index, window starts) per role, and its class
-    order: a study's one fold (core.lab.study.folds) cuts the experiment's windows from them, no other way."""
-    starts_by_role = _checked_starts(list(recordings), window, stride, shares, windowing, windowing_seed)[3]
-    return starts_by_role, _ordered_class_names(list(recordings))
+    order: a study's one fold (core.lab.study.folds) cuts the experiment's windows from them, no other way. `cut`
+    holds make_windows' shares, windowing and windowing_seed (its defaults where left out)."""
+    settings = {"shares": DEFAULT_SHARES, "windowing": "time", "windowing_seed": 0}
+    if set(cut) - set(settings):
+        raise TypeError(f"one_fold_starts takes {sorted(settings)}, got {sorted(cut)}")
+    settings.update(cut)
+    recordings = list(recordings)
+    starts = _checked_starts(recordings, window, stride, *settings.values())[3]
+    return starts, _ordered_class_names(recordings)
 
 
 def _checked_starts(
