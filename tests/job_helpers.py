@@ -13,7 +13,7 @@ WAIT_S = 30  # a guard against a hung test, not a speed requirement
 
 
 def run_until_stopped(plan, progress=None, should_stop=None):
-    """Stands in for core.lab.experiment.plan.run_plan: asks to stop as often as training asks before its batches."""
+    """Stands in for core.lab.experiment.plan.train_plan: asks to stop as often as training asks before its batches."""
     while not should_stop():
         time.sleep(0.005)
     raise runs.PlanStopped(None)
@@ -29,7 +29,7 @@ def tracked_endless_jobs(monkeypatch) -> Iterator[list[jobs.Job]]:
         started.append(job)
         return job
 
-    monkeypatch.setattr(jobs, "run_plan", run_until_stopped)
+    monkeypatch.setattr(jobs, "train_plan", run_until_stopped)
     monkeypatch.setattr(jobs, "start", tracking_start)
     yield started
     for job in started:

@@ -22,7 +22,7 @@ from tests.job_helpers import WAIT_S, tracked_endless_jobs, wait_until
 
 
 def fake_plan(runs: int = 1, backend: str = "local") -> SimpleNamespace:
-    """What a Job reads of a plan, with the fake runner below in place of core.lab.experiment.plan.run_plan."""
+    """What a Job reads of a plan, with the fake runner below in place of core.lab.experiment.plan.train_plan."""
     return SimpleNamespace(run_count=lambda: runs, config=SimpleNamespace(epochs=1), workers=1, backend=backend)
 
 

@@ -129,6 +129,7 @@ def test_an_experiments_own_runs_are_its_one_fold_study_without_training_again(r
     assert counted == []  # the runs are the experiment's, recorded again, not trained again
     validate_study(study)
     again = one_fold_study_of(recordings, windowing="random", windowing_seed=5)
+    assert study["folds"] == again["folds"]  # the experiment's windows, placed in the fold, are the fold's own
     for ours, theirs in zip(study["runs"], again["runs"], strict=True):
         assert ours == {**theirs, "train_seconds": ours["train_seconds"]}  # every prediction the same; not the clock
     assert study["comparisons"][0]["ci95"] == again["comparisons"][0]["ci95"] == results["comparisons"][0]["ci95"]

@@ -506,6 +506,23 @@ def test_a_reopened_results_file_shows_the_order_test_and_asks_to_retrain_for_at
     assert any("Attention maps need the trained weights" in i.value for i in fresh.info)
 
 
+def test_a_press_offers_its_runs_as_a_one_fold_study_and_a_reopened_file_does_not(trained):
+    from core.lab.study.contract import validate_study
+
+    at = trained
+    results, study = at.session_state[keys.RESULTS_KEY], at.session_state[keys.ONE_FOLD_KEY]
+    validate_study(study)
+    assert study["config"]["design"] == "one-fold" and "dl_one_fold" in _download_keys(at)
+    key = ("model", "seed", "accuracy", "confusion_matrix")
+    assert [tuple(r[k] for k in key) for r in study["runs"]] == [tuple(r[k] for k in key) for r in results["runs"]]
+    assert study["comparisons"][0]["ci95"] == results["comparisons"][0]["ci95"]
+    assert study["config"]["command"].startswith("python -m core.experiment")
+    fresh = open_lab()
+    fresh.file_uploader(key="open_json").set_value(("r.json", json.dumps(results).encode(), "application/json")).run()
+    fresh.button(key="open_file").click().run()
+    assert fresh.session_state[keys.ONE_FOLD_KEY] is None and "dl_one_fold" not in _download_keys(fresh)
+
+
 def _download_keys(at: AppTest) -> list[str]:
     """The keys of the page's download buttons (the user key ends each element id)."""
     return [button.proto.id.rsplit("-", 1)[-1] for button in at.get("download_button")]

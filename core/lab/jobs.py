@@ -16,7 +16,8 @@ owner at most MAX_JOBS_PER_SESSION, refused with core.limits.BudgetExceeded, and
 once its page has stopped asking for its status (the tab was closed) for `abandoned_after_s`. The CLIs pass no
 owner: their jobs are bound by nothing here.
 
-The job runs `run_plan` (core.lab.experiment.plan) or, for a StudyPlan, `run_study` (core.lab.study), as the CLIs do,
+The job runs `train_plan` and `plan_results` (core.lab.experiment.plan's `run_plan`, keeping the experiment's runs as a
+one-fold study beside its results) or, for a StudyPlan, `run_study` (core.lab.study), as the CLIs do,
 and follows it through their progress events; the result is the results JSON or the study JSON.
 """
 
@@ -30,7 +31,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.lab.experiment.plan import Plan, run_plan
+from core.lab.experiment.cli import command_line
+from core.lab.experiment.plan import Plan, one_fold_study, plan_results, train_plan
 from core.lab.report import plural
 from core.lab.runs import MAIN, EpochEnded, Event, PlanStopped, RunFinished, RunStarted, StageStarted
 from core.lab.study.runner import StudyPlan, run_study
@@ -122,6 +124,7 @@ class Job:
         self._weights: dict[str, dict[str, Any]] = {}
         self._error: str | None = None
         self._result: dict[str, Any] | None = None
+        self._one_fold: dict[str, Any] | None = None
         self._started_at: float | None = None
         self._ended_at: float | None = None
 
@@ -168,6 +171,13 @@ class Job:
         with self._lock:
             return self._result
 
+    def one_fold_study(self) -> dict[str, Any] | None:
+        """A finished experiment's own runs as a study with one fold (core.lab.experiment.plan.one_fold_study); None
+        for a study, a stopped experiment, or one that has no such study (finished windows, a metric a study does
+        not compare on)."""
+        with self._lock:
+            return self._one_fold
+
     def weights(self) -> dict[str, dict[str, Any]]:
         """State dicts of the finished runs (CPU tensors), keyed "A/seed0"; empty unless plan.keep_weights."""
         with self._lock:
@@ -207,14 +217,27 @@ class Job:
             self._finish("stopped")
             return
         try:
-            execute = run_study if isinstance(self.plan, StudyPlan) else run_plan
-            results = execute(self.plan, progress=self._on_event, should_stop=self._should_stop)
+            results = self._execute()
         except PlanStopped as stopped:
             self._finish("stopped", result=stopped.results)
         except Exception as error:  # a failed job reports why; the worker lives on for the next one
             self._finish("failed", error=f"{type(error).__name__}: {error}")
         else:
             self._finish("done", result=results)
+
+    def _execute(self) -> dict[str, Any]:
+        """The study's JSON, or the experiment's results (keeping its runs as a one-fold study beside them)."""
+        if isinstance(self.plan, StudyPlan):
+            return run_study(self.plan, progress=self._on_event, should_stop=self._should_stop)
+        trained = train_plan(self.plan, progress=self._on_event, should_stop=self._should_stop)
+        results = plan_results(self.plan, trained)
+        try:
+            study = one_fold_study(self.plan, trained, command_line(results["config"]))
+        except ValueError:  # no such study for this plan (see one_fold_study): the results stand alone
+            study = None
+        with self._lock:
+            self._one_fold = study
+        return results
 
     def _should_stop(self) -> bool:
         """Asked before every batch: a stop by hand, or nobody asking any more; the queue is swept meanwhile."""

@@ -52,6 +52,7 @@ from ui.lab.keys import (
     DEFAULT_MODELS_KEY,
     JOB_KEY,
     MESSAGE_KEY,
+    ONE_FOLD_KEY,
     OWNER_KEY,
     RESULTS_KEY,
     STUDY_KEY,
@@ -484,6 +485,7 @@ def collect(job: jobs.Job) -> None:
     elif result is not None:
         st.session_state[RESULTS_KEY] = result
         st.session_state[WEIGHTS_KEY] = _weights_bytes(job.weights())
+        st.session_state[ONE_FOLD_KEY] = job.one_fold_study()
         if status.state == "stopped":
             st.session_state[MESSAGE_KEY] = (
                 "success",

@@ -7,6 +7,7 @@ MESSAGE_KEY = "_fault_lab_message"  # the last outcome to show at the data secti
 JOB_KEY = "_fault_lab_job"  # the running or queued job of this session: a core.lab.jobs.Job, absent when none
 RESULTS_KEY = "_fault_lab_results"  # the last results JSON, trained here or opened from a file
 WEIGHTS_KEY = "_fault_lab_weights"  # the trained weights of those results as torch.save bytes; None when opened
+ONE_FOLD_KEY = "_fault_lab_one_fold"  # those results' runs as a one-fold study JSON (trained here); None when opened
 STUDY_KEY = "_fault_lab_study"  # a study JSON run on this page or opened from a file
 OWNER_KEY = "_fault_lab_owner"  # this browser session's id, the owner of its jobs in core.lab.jobs
 DIGESTS_KEY = "_upload_digests"  # uploader file id -> SHA-256 of the files now selected, so a rerun hashes none again

@@ -26,7 +26,7 @@ from ui.common import data_section, show_figure, show_table
 from ui.lab.data import LoadedData
 from ui.lab.experiment import files_to_save
 from ui.lab.inside import attention_section, order_section
-from ui.lab.keys import MESSAGE_KEY, RESULTS_KEY, WEIGHTS_KEY
+from ui.lab.keys import MESSAGE_KEY, ONE_FOLD_KEY, RESULTS_KEY, WEIGHTS_KEY
 
 
 def _noise_figure(block: Mapping[str, Any]) -> None:
@@ -71,7 +71,7 @@ def draw_or_close(draw: Callable[[], None], keys: Sequence[str], what: str) -> N
 def results_section(results: Mapping[str, Any], data: LoadedData) -> None:
     """Everything the page shows of a results JSON (trained here or opened), closed when it cannot be drawn."""
     # results that cannot be drawn are closed with their weights, so the rest of the page stays usable
-    draw_or_close(lambda: _draw_results(results, data), (RESULTS_KEY, WEIGHTS_KEY), "The results")
+    draw_or_close(lambda: _draw_results(results, data), (RESULTS_KEY, WEIGHTS_KEY, ONE_FOLD_KEY), "The results")
 
 
 def _draw_results(results: Mapping[str, Any], data: LoadedData) -> None:
@@ -161,8 +161,8 @@ def _reproduce(config: Mapping[str, Any]) -> None:
 
 
 def _downloads(results: Mapping[str, Any]) -> None:
-    """The results JSON, the runs as CSV and (trained here) the weights."""
-    left, middle, right = st.columns(3)
+    """The results JSON, the runs as CSV and (trained here) the weights and the runs as a one-fold study."""
+    left, middle, right, last = st.columns(4)
     # written when clicked, not on every rerun: a reopened file near the size limit takes seconds and several
     # hundred MB to serialise again
     left.download_button(
@@ -194,4 +194,17 @@ def _downloads(results: Mapping[str, Any]) -> None:
             on_click="ignore",
             icon=":material/download:",
             help="torch.load(path, weights_only=True) gives {'A/seed0': state_dict, ...}",
+        )
+    study = st.session_state.get(ONE_FOLD_KEY)
+    if study:
+        last.download_button(
+            "As a study (JSON)",
+            lambda: json.dumps(study, indent=1),
+            "pe_lab_one_fold_study.json",
+            "application/json",
+            key="dl_one_fold",
+            on_click="ignore",
+            icon=":material/download:",
+            help="The same runs as a study with one fold, each window's prediction kept: `python -m core.study "
+            "--reanalyse` and 5 · Study open it",
         )

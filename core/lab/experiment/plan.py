@@ -47,7 +47,7 @@ from core.lab.runs import (
 )
 from core.lab.study.comparisons import STUDY_METRICS
 from core.lab.study.contract import study_run, validate_study
-from core.lab.study.folds import make_folds
+from core.lab.study.folds import fold_of, make_folds
 from core.lab.study.runner import StudyPlan, build_study
 from core.lab.training import TrainConfig
 from core.lab.vibration.types import Recording
@@ -264,7 +264,8 @@ def one_fold_study(plan: Plan, trained: TrainedPlan, command: str = "") -> dict[
         command=command,
         cutting=cutting,
     )
-    folds = make_folds(ONE_FOLD, recordings, study_plan.window, stride=study_plan.stride, cut=study_plan.cutting)
+    build = fold_of(trained.stages[0].windows)  # the windows of those same starts, already cut: not cut again
+    folds = make_folds(ONE_FOLD, recordings, study_plan.window, 1, study_plan.stride, 1, build, cut=study_plan.cutting)
     rate = plan.config.learning_rate
     runs = [study_run(run, 0, 0, None if run["model"] in BASELINE_MODELS else rate) for run in trained.runs[MAIN]]
     study = build_study(study_plan, recordings, folds, runs)

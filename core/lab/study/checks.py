@@ -13,6 +13,7 @@ import numpy as np
 
 from core.lab.contract import check_interval, check_keys, check_optional_number, is_int, is_number, is_text, require
 from core.lab.models import BASELINE_MODELS
+from core.lab.names import ONE_FOLD
 from core.lab.stats.words import VERDICTS
 from core.lab.study.comparisons import COMPARED_METRICS, COMPARISON_KEYS, OPTIONAL_COMPARISON_KEYS
 
@@ -74,7 +75,7 @@ def check_protocol_config(config: Mapping[str, Any]) -> None:
             loads is None or (isinstance(loads, list) and loads and all(is_int(load) for load in loads)),
             f"config.{key} must be null or a non-empty list of loads",
         )
-    require(("cutting" in config) == (config.get("design") == "one-fold"), "config.cutting belongs to a one-fold study")
+    require(("cutting" in config) == (config.get("design") == ONE_FOLD), "config.cutting belongs to a one-fold study")
     if "cutting" in config:
         cut = config["cutting"]
         check_keys("config.cutting", cut, CUTTING_KEYS)

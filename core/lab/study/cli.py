@@ -37,7 +37,7 @@ from core.lab.cli_args import (
 )
 from core.lab.data_spec import DataSpec
 from core.lab.models import STUDY_MODEL_NAMES
-from core.lab.names import DESIGNS, STUDY_FLAG_ALIASES, WINDOWINGS, flag_names
+from core.lab.names import DESIGNS, ONE_FOLD, STUDY_FLAG_ALIASES, WINDOWINGS, flag_names
 from core.lab.runs import Event, RunFinished
 from core.lab.stats import words
 from core.lab.stats.power import STUDY_ADVICE, too_few_windows
@@ -188,9 +188,9 @@ def _one_fold_cutting(args: argparse.Namespace) -> dict | None:
         )
         if value is not None
     }
-    if args.design != "one-fold" and not given:
+    if args.design != ONE_FOLD and not given:
         return None
-    return {"windowing_seed": args.data_seed, **given} if args.design == "one-fold" else given
+    return {"windowing_seed": args.data_seed, **given} if args.design == ONE_FOLD else given
 
 
 def describe_finished(run: dict) -> str:

@@ -26,7 +26,7 @@ from core.fingerprint import machine_fingerprint
 from core.lab.backends import backend
 from core.lab.contract import SCHEMA_VERSION, to_plain
 from core.lab.models import BASELINE_MODELS, STUDY_MODEL_NAMES, check_model_settings
-from core.lab.names import DESIGNS, WINDOWINGS
+from core.lab.names import DESIGNS, ONE_FOLD, WINDOWINGS
 from core.lab.probes.order import order_summary
 from core.lab.report import plural
 from core.lab.runs import Event, PlanStopped, Stage, StageKey, checked_runs, train_stages
@@ -133,9 +133,9 @@ class StudyPlan:
             )
         if (self.train_loads is not None or self.test_loads is not None) and self.design != "load-out":
             raise ValueError(f"train and test loads belong to the load-out design, not {self.design}")
-        if self.cutting is not None and self.design != "one-fold":
+        if self.cutting is not None and self.design != ONE_FOLD:
             raise ValueError(f"shares and windowing belong to the one-fold design, not {self.design}")
-        if self.design == "one-fold":
+        if self.design == ONE_FOLD:
             cut = {"shares": DEFAULT_SHARES, "windowing": "time", "windowing_seed": 0, **(self.cutting or {})}
             if set(cut) != set(CUTTING_KEYS) or cut["windowing"] not in WINDOWINGS:
                 raise ValueError(f"a one-fold cutting takes {CUTTING_KEYS} (windowing one of {WINDOWINGS}), got {cut}")
@@ -148,7 +148,7 @@ class StudyPlan:
     def fold_count(self) -> int:
         """Folds of this study: K for time-cv, one per motor load (load-out) or fault size (fault-size), one for
         one-fold."""
-        if self.design == "one-fold":
+        if self.design == ONE_FOLD:
             return 1
         if self.design == "time-cv" or callable(self.recordings):
             return self.folds
@@ -264,9 +264,7 @@ def population(design: str, dataset: str, n_recordings: int, n_windows: int, win
     if design == "fault-size":
         return f"{plural(n_windows, 'test window')} of a fault size held out from training, {count}{rig}"
     these = "this" if n_recordings == 1 else "these"
-    leaky = (
-        ", dealt at random beside training windows (leaky)" if design == "one-fold" and windowing == "random" else ""
-    )
+    leaky = ", dealt at random beside training windows (leaky)" if design == ONE_FOLD and windowing == "random" else ""
     return f"{plural(n_windows, 'test window')} of {these} {count}{rig}{leaky}"
 
 
