@@ -160,51 +160,39 @@ def _reproduce(config: Mapping[str, Any]) -> None:
         )
 
 
+MIME_TYPES = {"json": "application/json", "csv": "text/csv", "pt": "application/octet-stream"}
+
+
 def _downloads(results: Mapping[str, Any]) -> None:
     """The results JSON, the runs as CSV and (trained here) the weights and the runs as a one-fold study."""
-    left, middle, right, last = st.columns(4)
-    # written when clicked, not on every rerun: a reopened file near the size limit takes seconds and several
+    # each written when clicked, not on every rerun: a reopened file near the size limit takes seconds and several
     # hundred MB to serialise again
-    left.download_button(
-        "Results (JSON)",
-        lambda: json.dumps(results, indent=1),
-        "pe_lab_results.json",
-        "application/json",
-        key="dl_json",
-        on_click="ignore",
-        icon=":material/download:",
-    )
-    middle.download_button(
-        "Runs (CSV)",
-        lambda: report.runs_table(results).to_csv(index=False),
-        "pe_lab_runs.csv",
-        "text/csv",
-        key="dl_runs",
-        on_click="ignore",
-        icon=":material/download:",
-    )
-    weights = st.session_state.get(WEIGHTS_KEY)
-    if weights:
-        right.download_button(
-            "Trained weights (torch)",
-            weights,
-            "pe_lab_weights.pt",
-            "application/octet-stream",
-            key="dl_weights",
-            on_click="ignore",
-            icon=":material/download:",
-            help="torch.load(path, weights_only=True) gives {'A/seed0': state_dict, ...}",
+    offered = [
+        ("Results (JSON)", lambda: json.dumps(results, indent=1), "pe_lab_results.json", "dl_json", None),
+        ("Runs (CSV)", lambda: report.runs_table(results).to_csv(index=False), "pe_lab_runs.csv", "dl_runs", None),
+    ]
+    if weights := st.session_state.get(WEIGHTS_KEY):
+        weights_help = "torch.load(path, weights_only=True) gives {'A/seed0': state_dict, ...}"
+        offered.append(("Trained weights (torch)", weights, "pe_lab_weights.pt", "dl_weights", weights_help))
+    if study := st.session_state.get(ONE_FOLD_KEY):
+        study_help = "The same runs as a study with one fold, each window's prediction kept: 5 · Study opens it"
+        offered.append(
+            (
+                "As a study (JSON)",
+                lambda: json.dumps(study, indent=1),
+                "pe_lab_one_fold_study.json",
+                "dl_one_fold",
+                study_help,
+            )
         )
-    study = st.session_state.get(ONE_FOLD_KEY)
-    if study:
-        last.download_button(
-            "As a study (JSON)",
-            lambda: json.dumps(study, indent=1),
-            "pe_lab_one_fold_study.json",
-            "application/json",
-            key="dl_one_fold",
+    for column, (label, data, file_name, key, help_text) in zip(st.columns(4), offered, strict=False):
+        column.download_button(
+            label,
+            data,
+            file_name,
+            MIME_TYPES[file_name.rsplit(".", 1)[1]],
+            key=key,
             on_click="ignore",
             icon=":material/download:",
-            help="The same runs as a study with one fold, each window's prediction kept: `python -m core.study "
-            "--reanalyse` and 5 · Study open it",
+            help=help_text,
         )
