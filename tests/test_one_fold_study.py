@@ -152,3 +152,17 @@ def test_the_experiment_cli_writes_its_one_fold_study_beside_its_results(tmp_pat
     windows = make_windows(three_recordings(), 128)
     with pytest.raises(ValueError, match="needs its recordings"):
         one_fold_study(Plan(windows, ["B"], [0], config=CONFIG), train_plan(Plan(windows, ["B"], [0], config=CONFIG)))
+
+
+def test_a_fault_in_the_one_fold_study_loses_no_finished_press(monkeypatch, caplog):
+    import core.lab.jobs as jobs
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("a fault no check foresaw")
+
+    monkeypatch.setattr(jobs, "one_fold_study", broken)
+    windows_plan = Plan(three_recordings(), ["B"], [0], config=CONFIG, cutting={"window": 128})
+    job = jobs.start(windows_plan)
+    assert job.wait(120) and job.status().state == "done"
+    assert job.result()["runs"] and job.one_fold_study() is None
+    assert "no one-fold study of its runs (RuntimeError: a fault no check foresaw)" in caplog.text

@@ -235,6 +235,9 @@ class Job:
             study = one_fold_study(self.plan, trained, command_line(results["config"]))
         except ValueError:  # no such study for this plan (see one_fold_study): the results stand alone
             study = None
+        except Exception as error:  # a fault in the extra file must not lose a finished press: logged, left out
+            _log.warning("job %d: no one-fold study of its runs (%s: %s)", self.job_id, type(error).__name__, error)
+            study = None
         with self._lock:
             self._one_fold = study
         return results
