@@ -17,12 +17,12 @@ the sweeps.
 `--study-out study.json` also writes the experiment's own runs as a study with one fold (core.lab.study, design
 one-fold; `one_fold_study`): the same runs with their per-window predictions, compared as a study compares.
 
-It runs `run_plan` (core.lab.experiment.plan), which the Fault lab's background job runs, so any number on the page can
-be reproduced here with the same settings; `command_line(results["config"])` writes the command that does so.
-Runs train side by side, one per CPU core by default (`--workers`; one at a time on a GPU); each run's
-result depends on its seed alone, so the worker count changes the wall time (and the seconds and windows/s
-recorded per run), never a metric. Bad data or settings print one line saying what to change and exit with status 2;
-so do too few test windows for a clear answer (core.lab.stats.power), unless --accept-wide runs it anyway.
+It runs `train_plan` and `plan_results` (core.lab.experiment.plan's `run_plan`), which the Fault lab's background
+job runs, so any number on the page can be reproduced here with the same settings; `command_line(results["config"])`
+writes the command that does so. Runs train side by side, one per CPU core by default (`--workers`; one at a time on
+a GPU); each run's result depends on its seed alone, so the worker count changes the wall time (and the seconds and
+windows/s recorded per run), never a metric. Bad data or settings print one line saying what to change and exit with
+status 2; so do too few test windows for a clear answer (core.lab.stats.power), unless --accept-wide runs it anyway.
 """
 
 from __future__ import annotations
@@ -48,14 +48,20 @@ from core.lab.cli_args import (
 )
 from core.lab.contract import METRICS
 from core.lab.data_spec import DataSpec
-from core.lab.experiment.plan import Plan, main_test_windows, one_fold_study, plan_results, train_plan
+from core.lab.experiment.plan import (
+    Plan,
+    check_study_metric,
+    main_test_windows,
+    one_fold_study,
+    plan_results,
+    train_plan,
+)
 from core.lab.experiment.results import save_results
 from core.lab.names import EXPERIMENT_FLAG_ALIASES, WINDOWINGS, flag_names
 from core.lab.report import format_list, format_number, plural
 from core.lab.runs import Event, RunFinished, StageStarted
 from core.lab.stats.power import EXPERIMENT_ADVICE, too_few_windows
 from core.lab.stats.words import percent
-from core.lab.study.comparisons import STUDY_METRICS
 from core.lab.study.contract import save_study
 from core.lab.vibration import DataError
 from core.lab.vibration.windows import DEFAULT_SHARES, WindowSet
@@ -233,8 +239,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         wide = too_few_windows(main_test_windows(plan, plan.data), "this experiment", EXPERIMENT_ADVICE)
         if wide and not args.accept_wide:
             return refuse_wide(wide)
-        if args.study_out is not None and plan.metric not in STUDY_METRICS:
-            raise ValueError(f"--study-out: a study compares on one of {', '.join(STUDY_METRICS)}, not {plan.metric}")
+        if args.study_out is not None:
+            check_study_metric(plan.metric)  # before the training, not after it
         if not args.quiet:
             print(plan_wait_line(plan), flush=True)
         trained = train_plan(plan, progress=None if args.quiet else say)

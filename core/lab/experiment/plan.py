@@ -239,15 +239,20 @@ def plan_results(plan: Plan, trained: TrainedPlan) -> dict[str, Any]:
     return build_results(config, main_windows.class_names, trained.runs[MAIN], plan.metric, blocks)
 
 
+def check_study_metric(metric: str) -> None:
+    """ValueError unless a study compares on `metric` (an experiment's precision and recall it does not)."""
+    if metric not in STUDY_METRICS:
+        raise ValueError(f"a study compares on one of {', '.join(STUDY_METRICS)}, not {metric}")
+
+
 def one_fold_study(plan: Plan, trained: TrainedPlan, command: str = "") -> dict[str, Any]:
-    """The experiment's own runs as a study with one fold (core.lab.study, design one-fold): its windows cut again
-    as the study's one fold (the same windows), its runs recorded and compared as a study's, each with its
-    per-window predictions; nothing is trained again. ValueError where there is no such study: a plan given
-    finished windows (a study keeps where each window comes from), or a metric a study does not compare on."""
+    """The experiment's own runs as a study with one fold (core.lab.study, design one-fold): its own windows placed
+    in the study's one fold (the fold's starts are theirs; nothing is cut or trained again), its runs recorded and
+    compared as a study's, each with its per-window predictions. ValueError where there is no such study: a plan
+    given finished windows (a study keeps where each window comes from), or a metric a study does not compare on."""
     if isinstance(trained.data, WindowSet):
         raise ValueError("a study of an experiment needs its recordings, not a finished WindowSet")
-    if plan.metric not in STUDY_METRICS:
-        raise ValueError(f"a study compares on one of {', '.join(STUDY_METRICS)}, not {plan.metric}")
+    check_study_metric(plan.metric)
     cutting = {key: plan.cutting[key] for key in ("shares", "windowing", "windowing_seed") if key in plan.cutting}
     recordings = main_recordings(plan, trained.data)
     study_plan = StudyPlan(

@@ -48,6 +48,7 @@ from core.lab.study.runner import PROTOCOLS, StudyPlan, reanalyse, run_study
 from core.lab.study.sweep import sweep_effects
 from core.lab.study.tables import model_table, order_gap_line
 from core.lab.vibration import DataError
+from core.lab.vibration.windows import DEFAULT_SHARES
 from core.lab.wait import plan_wait_line
 
 
@@ -139,12 +140,13 @@ def _add_study_options(design: argparse._ArgumentGroup, ints: Callable[[str], li
         "by validation accuracy, on validation slices spread over every training block",
     )
     design.add_argument("--train-loads", type=ints, help="load-out: train at these loads alone, e.g. 0,10,20")
-    design.add_argument("--shares", type=parse_list("floats"), help="one-fold: train,val,test shares (0.6,0.2,0.2)")
-    design.add_argument("--windowing", choices=WINDOWINGS, help="one-fold: time blocks (default) or random (leaks)")
-    design.add_argument("--windowing-seed", type=int, help="one-fold: seed of the random windowing (--data-seed)")
     design.add_argument(
         "--test-loads", type=ints, help="load-out with --train-loads: a fold per load (default: the rest)"
     )
+    shares = report.format_list(DEFAULT_SHARES)
+    design.add_argument("--shares", type=parse_list("floats"), help=f"one-fold: train,val,test shares ({shares})")
+    design.add_argument("--windowing", choices=WINDOWINGS, help="one-fold: time blocks (default) or random (leaks)")
+    design.add_argument("--windowing-seed", type=int, help="one-fold: seed of the random windowing (--data-seed)")
 
 
 def make_study_plan(args: argparse.Namespace, command: str) -> StudyPlan:

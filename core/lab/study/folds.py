@@ -359,8 +359,7 @@ def one_fold_cut(
     """The one-fold design's one fold (see the module docstring)."""
     starts, class_names = one_fold_starts(list(recordings), window, stride, **cut)
     labels = [class_names.index(r.label) for r in recordings]
-    name = ONE_FOLD_NAME
-    return [build(0, name, recordings, starts, labels, class_names, window, stride or window, ONE_FOLD)]
+    return [build(0, ONE_FOLD_NAME, recordings, starts, labels, class_names, window, stride or window, ONE_FOLD)]
 
 
 def make_folds(
@@ -399,7 +398,8 @@ def make_folds(
 
 def fold_options(config: Mapping[str, Any]) -> dict[str, Any]:
     """make_folds' keyword-only settings of a study JSON's config: protocol 3 validates on slices (a file without
-    config.protocol_version ran under protocol 2), a load-out study may name its train and test loads."""
+    config.protocol_version ran under protocol 2), a load-out study may name its train and test loads, a one-fold
+    study holds its cutting."""
     validation = "slices" if config.get("protocol_version", 2) == 3 else "block"
     loads = {"train_loads": config.get("train_loads"), "test_loads": config.get("test_loads")}
     return {"validation": validation, **loads, "cut": config.get("cutting")}
