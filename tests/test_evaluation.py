@@ -14,6 +14,7 @@ from core.lab.models import ModelConfig, embedding_models
 from core.lab.runs import RunFinished, StageStarted
 from core.lab.training import TrainConfig
 from core.lab.vibration import DataError, Recording, make_windows, synthetic_bearing_set
+from core.lab.vibration import noise as vibration_noise
 
 T_975_2DF = 4.302652729911275  # Student t, 97.5 % quantile, 2 degrees of freedom
 
@@ -31,7 +32,7 @@ def test_white_noise_sits_exactly_at_the_snr_in_every_window():
     # windows of very different power: the SNR is set per window, not over the whole set
     windows = rng.standard_normal((5, 400)) * np.array([[0.01], [0.1], [1.0], [10.0], [100.0]])
     for snr in (-4.0, 0.0, 4.0, 8.0):
-        noisy = noise.add_white_noise(windows, snr, np.random.default_rng(1))
+        noisy = vibration_noise.add_white_noise(windows, snr, np.random.default_rng(1))
         np.testing.assert_allclose(snr_of(windows, noisy), snr, atol=1e-9)
 
 
@@ -39,7 +40,7 @@ def test_noise_power_of_a_constant_window_by_hand():
     # a window of constant 2 has power 4; at 0 dB the noise power is 4, at 10 dB it is 0.4
     window = np.full((1, 1000), 2.0)
     for snr, expected_power in ((0.0, 4.0), (10.0, 0.4), (-10.0, 40.0)):
-        added = noise.add_white_noise(window, snr, np.random.default_rng(3)) - window
+        added = vibration_noise.add_white_noise(window, snr, np.random.default_rng(3)) - window
         assert np.mean(added**2) == pytest.approx(expected_power, rel=1e-12)
 
 
@@ -51,7 +52,7 @@ def small_windows():
 
 def test_noisy_test_sets_set_the_snr_on_the_recorded_signal(small_windows):
     w = small_windows
-    sets = noise.noisy_test_sets(w, [-4, 0, 8], seed=5)
+    sets = vibration_noise.noisy_test_sets(w, [-4, 0, 8], seed=5)
     assert list(sets) == ["snr -4 dB", "snr 0 dB", "snr 8 dB"]
     raw = w.x_test.astype(np.float64) * w.std + w.mean
     for snr, (x, y) in zip((-4, 0, 8), sets.values()):
@@ -63,22 +64,22 @@ def test_noisy_test_sets_set_the_snr_on_the_recorded_signal(small_windows):
 
 def test_one_noise_draw_per_seed_serves_every_snr(small_windows):
     w = small_windows
-    sets = noise.noisy_test_sets(w, [0, 20], seed=2)
+    sets = vibration_noise.noisy_test_sets(w, [0, 20], seed=2)
     noise_0 = sets["snr 0 dB"][0].astype(np.float64) - w.x_test
     noise_20 = sets["snr 20 dB"][0].astype(np.float64) - w.x_test
     # the same noise, 20 dB lower: amplitude ratio 10^(20/20) = 10
     np.testing.assert_allclose(noise_0, 10 * noise_20, atol=2e-5)
-    again = noise.noisy_test_sets(w, [0], seed=2)["snr 0 dB"][0]
-    other = noise.noisy_test_sets(w, [0], seed=3)["snr 0 dB"][0]
+    again = vibration_noise.noisy_test_sets(w, [0], seed=2)["snr 0 dB"][0]
+    other = vibration_noise.noisy_test_sets(w, [0], seed=3)["snr 0 dB"][0]
     assert np.array_equal(again, sets["snr 0 dB"][0]) and not np.array_equal(other, again)
 
 
 def test_snr_lists_must_be_finite_and_distinct():
-    assert noise.check_snr_list([-4, 0, 4, 8]) == [-4.0, 0.0, 4.0, 8.0]
+    assert vibration_noise.check_snr_list([-4, 0, 4, 8]) == [-4.0, 0.0, 4.0, 8.0]
     with pytest.raises(ValueError, match="must not repeat"):
-        noise.check_snr_list([0, 0])
+        vibration_noise.check_snr_list([0, 0])
     with pytest.raises(ValueError, match="finite"):
-        noise.check_snr_list([float("nan")])
+        vibration_noise.check_snr_list([float("nan")])
 
 
 # --- cross-load -----------------------------------------------------------------------------------------
