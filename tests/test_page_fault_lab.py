@@ -389,6 +389,11 @@ def test_evaluations_beyond_one_experiment_show_their_tables_and_the_cli_command
     ]
     assert results["d_model_sweep"]["d_models"] == [16, 32] and results["config"]["train"]["model"]["d_model"] == 16
     assert results["noise"]["snr_db"] == [0.0, 8.0]
+    study = at.session_state[keys.ONE_FOLD_KEY]  # the press as a study holds the same noisy scores, per seed
+    assert study["config"]["snr_db"] == [0.0, 8.0]
+    b_at_0 = [run["noise"]["accuracy"][0] for run in study["runs"] if run["model"] == "B"]
+    assert b_at_0 == results["noise"]["accuracy"]["B"][0]["values"]
+    assert any(m.value.startswith("**The pairs compared with noise**") for m in at.markdown)
     assert results["cross_load"]["train_loads"] == [0] and results["cross_load"]["test_loads"] == [1]
     assert set(results["windowing_comparison"]["windowings"]) == {"time", "random"}
     command = at.code[0].value

@@ -69,6 +69,9 @@ def test_a_tiny_study_runs_as_a_job_and_shows_its_comparisons_and_figures():
     at.slider(key="study_seeds").set_value(1).run()
     at.slider(key="study_folds").set_value(3).run()
     assert any("6 training runs" in c.value for c in at.caption)
+    at.multiselect(key="snr").set_value([0]).run()  # the noise chosen for the experiment scores the study too
+    assert any("also scored with white noise at 0 dB" in c.value for c in at.caption)
+    assert "--snr=0" in at.code[-1].value.split()
     at.button(key="run_study").click().run()
     deadline = time.time() + WAIT_S
     while keys.JOB_KEY in at.session_state and time.time() < deadline:
@@ -76,7 +79,7 @@ def test_a_tiny_study_runs_as_a_job_and_shows_its_comparisons_and_figures():
         at.run()
     assert not at.exception, [e.message for e in at.exception]
     study = at.session_state[keys.STUDY_KEY]
-    assert len(study["runs"]) == 6 and study["config"]["design"] == "time-cv"
+    assert len(study["runs"]) == 6 and study["config"]["design"] == "time-cv" and study["config"]["snr_db"] == [0]
     at.selectbox(key="study_pick").set_value("the study run or opened here").run()
     assert not at.exception
     shown = [markdown.value for markdown in at.markdown]
@@ -86,6 +89,7 @@ def test_a_tiny_study_runs_as_a_job_and_shows_its_comparisons_and_figures():
     names = [chart.proto.id for chart in at.get("plotly_chart")]
     for name in ("study_equivalence", "study_paired", "study_folds", "study_half_widths", "study_confusion"):
         assert any(chart_id.endswith(f"fig_{name}") for chart_id in names), name
+    assert any(m.value.startswith("**With noise**") for m in at.markdown)  # the noise cell's table
 
 
 def test_a_study_too_large_for_the_page_is_refused_with_its_command():

@@ -31,12 +31,12 @@ from core.lab.stats import words
 from core.lab.stats.summary import count_test_windows
 from core.lab.study import cli as study_cli
 from core.lab.study.comparisons import (
-    LEAK_POPULATION,
     compare_all,
     comparisons_table,
     one_fold_comparisons,
     primary_comparison,
 )
+from core.lab.study.leak import LEAK_POPULATION
 from core.lab.study.sweep import sweep_effects
 from core.lab.study.tables import decomposition_table
 from tests.apptest_utils import as_read, open_lab

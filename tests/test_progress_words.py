@@ -7,7 +7,7 @@ from core.lab.data_spec import DataSpec
 from core.lab.experiment.cli import describe_run
 from core.lab.figures.study import half_width_curves
 from core.lab.jobs import JobStatus, progress_words
-from core.lab.study.runner import population
+from core.lab.study.record import population
 
 
 def running_status(training, run_index=2, n_runs=6, stage="main", epoch=3) -> JobStatus:

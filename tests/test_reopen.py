@@ -72,7 +72,9 @@ def test_every_shipped_study_opens_again_as_a_study(name):
 def test_every_fixture_results_file_opens_again_as_results(path):
     stored = json.loads(path.read_text())["results"]  # results schema 4: opened through the migration
     results = migrate(stored)
-    assert (stored["schema_version"], results["schema_version"]) == (4, 6) and results["runs"] == stored["runs"]
+    assert (stored["schema_version"], results["schema_version"]) == (4, SCHEMA_VERSION) and results["runs"] == stored[
+        "runs"
+    ]
     data = stored["config"]["data"]  # version 6's one rename, in its place
     assert list(results["config"]["data"]) == [k.replace("split_seed", "windowing_seed") for k in data]
     assert results["config"]["data"]["windowing_seed"] == data["split_seed"]
@@ -236,9 +238,14 @@ def test_a_gzip_bomb_is_refused_after_expanding_one_byte_past_the_limit():
     assert refusal(gzip.compress(b"{}")[:-6]).startswith("the file is not valid gzip")
 
 
-@pytest.mark.parametrize("raw", [b'{"a": 1}', b"[]", b'"x"', b"null", b'{"kind": "results", "schema_version": 3}'])
+@pytest.mark.parametrize("raw", [b'{"a": 1}', b"[]", b'"x"', b"null", b'{"kind": "notes", "schema_version": 6}'])
 def test_unrelated_json_is_not_a_pe_lab_file(raw):
     assert refusal(raw).startswith(NOT_OURS)
+
+
+def test_a_file_that_says_it_holds_results_is_read_as_results_and_refused_by_what_it_lacks():
+    message = refusal(b'{"kind": "results", "schema_version": 3}')
+    assert message.startswith("invalid results JSON: top level keys: missing ['class_names', 'comparisons'")
 
 
 @pytest.mark.parametrize(
@@ -336,9 +343,22 @@ def test_mutations_of_a_valid_file_open_or_are_refused_in_one_line(data, kind):
 def test_a_file_of_the_previous_schema_opens_migrated_and_an_older_one_is_refused_by_its_version():
     previous = ROOT / "tests" / "data" / "previous"
     kind, results = open_saved((previous / "results_schema3.json").read_bytes())
-    assert (kind, results["schema_version"], results["comparisons"][0]["margin"]) == ("results", 6, 2.0)
+    assert (kind, results["schema_version"], results["comparisons"][0]["margin"]) == ("results", SCHEMA_VERSION, 2.0)
     assert results["config"]["data"]["windowing"] == "time"
     kind, study = open_saved(gzip.compress((previous / "study_schema2.json").read_bytes()))
-    assert (kind, study["schema_version"], study["config"]["design"]) == ("study", 6, "time-cv")
+    assert (kind, study["schema_version"], study["config"]["design"]) == ("study", SCHEMA_VERSION, "time-cv")
     older = {**json.loads((previous / "results_schema3.json").read_text()), "schema_version": 2}
     assert refusal(encoded(older)).startswith("invalid results JSON: schema_version 2, but this PE Lab reads")
+
+
+@pytest.mark.parametrize("version", [5, 6])
+def test_a_results_file_that_carries_its_kind_opens_from_the_version_it_was_written_at(version):
+    # versions 5 and 6 wrote kind "results"; the migration once stepped only files without a kind, so the page
+    # refused every results file a visitor had saved at those versions as "not a PE Lab results or study file"
+    current = migrate(json.loads(FIXTURES[0].read_text())["results"])
+    saved = {**copy.deepcopy(current), "schema_version": version}
+    if version == 5:  # version 6 renamed config.data.split_seed
+        data = saved["config"]["data"]
+        saved["config"]["data"] = {("split_seed" if k == "windowing_seed" else k): v for k, v in data.items()}
+    assert saved["kind"] == "results"
+    assert open_saved(encoded(saved)) == ("results", current)

@@ -26,7 +26,8 @@ from core.limits import MAX_JSON_DEPTH, MAX_REOPENED_BYTES, MAX_REOPENED_TEXT_CH
 
 # 5: both kinds at one version; a results file has kind "results" and `comparisons` (compare(), as a study's) in
 # place of `paired`; a study's config.sweep (was pe_scale_sweep). Older files: core.lab.study.migration
-SCHEMA_VERSION = 6
+# 7: a study may record config.snr_db and each run's noise scores (core.lab.study.noise)
+SCHEMA_VERSION = 7
 METRICS = ("accuracy", "precision", "recall", "f1")  # what every run records, fractions in 0..1
 BLOCK_METRICS = ("accuracy", "f1")  # what the evaluation blocks record per cell
 CELL_KEYS = ("mean", "sd", "n", "values")

@@ -24,7 +24,7 @@ from core.lab.experiment.results import validate_results
 from core.lab.models import MODEL_NAMES, STUDY_MODEL_NAMES
 from core.lab.probes.report import order_table
 from core.lab.study.contract import validate_study
-from core.lab.study.migration import MIGRATED, migrate
+from core.lab.study.migration import migrate
 from core.lab.training import TrainConfig
 from core.limits import (
     MAX_CLASSES,
@@ -68,10 +68,8 @@ def saved_kind(content: Any) -> str:
     if isinstance(content, dict):
         if content.get("kind") == "study":
             return "study"
-        if content.get("kind") == "results" and content.get("schema_version") not in MIGRATED["results"]:
+        if content.get("kind") == "results" or ("kind" not in content and "schema_version" in content):
             return "results"  # results files had no kind before version 5
-        if "kind" not in content and "schema_version" in content:
-            return "results"
     raise ValueError(f"{NOT_OURS} (such a file has the kind 'results' or 'study', or an older schema_version)")
 
 

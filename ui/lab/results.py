@@ -21,6 +21,7 @@ from core.lab.reopen import sentence_markdown
 from core.lab.report import confusion_frame, mean_per_class_f1, summed_confusion
 from core.lab.stats.summary import DEFAULT_MARGIN, PRIMARY_PAIR, REFERENCE_MODEL
 from core.lab.stats.words import rule_caption
+from core.lab.study.noise import noise_effects, noise_frame
 from core.safe_text import markdown_literal
 from ui.common import data_section, show_figure, show_table
 from ui.lab.data import LoadedData
@@ -82,6 +83,8 @@ def _draw_results(results: Mapping[str, Any], data: LoadedData) -> None:
     for evaluation in evaluations.registered():
         if evaluation.key in results:
             _evaluation_block(evaluation, results[evaluation.key])
+            if evaluation.key == "noise":
+                _noise_effects(results["config"]["metric"])
     _reproduce(results["config"])
     _downloads(results)
 
@@ -125,6 +128,15 @@ def _figures(results: Mapping[str, Any]) -> None:
             pd.DataFrame(per_class, index=names).rename_axis("class").reset_index(),
             "per_class_f1",
         )
+
+
+def _noise_effects(metric: str) -> None:
+    """The pairs compared under each SNR, from the press's own runs as a one-fold study (its noise cell,
+    core.lab.study.noise); nothing for a reopened results file, which holds the means alone."""
+    study = st.session_state.get(ONE_FOLD_KEY)
+    if study and (effects := noise_effects(study, metric)):
+        st.markdown("**The pairs compared with noise**: b − a on the same seeds, 95 % CI over seeds, unadjusted")
+        show_table(noise_frame(effects), "noise_effects")
 
 
 def _evaluation_block(evaluation: Any, block: Mapping[str, Any]) -> None:

@@ -15,7 +15,7 @@ from core.lab.figures import fault_lab as lab_figures
 from core.lab.figures import study as figures
 from core.lab.names import DESIGNS, ONE_FOLD
 from core.lab.reopen import open_saved, sentence_markdown
-from core.lab.report import confusion_frame, plural
+from core.lab.report import confusion_frame, format_list, plural
 from core.lab.shipped import CURRENT_STUDIES, PAGE_STUDIES, SHIPPED_STUDIES, STUDY_HEADINGS, read_shipped_studies
 from core.lab.stats import words
 from core.lab.stats.power import STUDY_ADVICE, reaches_bound, too_few_windows
@@ -23,6 +23,7 @@ from core.lab.study import comparisons_table
 from core.lab.study.command import study_command
 from core.lab.study.comparisons import primary_comparison
 from core.lab.study.folds import windows_tested_per_fold
+from core.lab.study.noise import noise_effects, noise_frame
 from core.lab.study.runner import StudyPlan
 from core.lab.study.sweep import sweep_effects
 from core.lab.study.tables import (
@@ -169,6 +170,13 @@ def show_study(study: dict[str, Any], verdict_shown: bool = False) -> None:
             "95 % CI unadjusted: a description, not a verdict"
         )
         show_table(_sweep_frame(effects), f"study_{field}")
+    if effects := noise_effects(study, config["metric"]):
+        st.markdown(
+            f"**With noise**: each run scored again on its test windows with white noise at each SNR (nothing "
+            f"retrained), {markdown_literal(effects[0]['metric'])} in %, the pairs compared on the same cells, 95 % "
+            "CI unadjusted: a description, not a verdict"
+        )
+        show_table(noise_frame(effects), "study_noise")
     with data_section("study_figures"):  # one download for the study's figures (the tables keep their own)
         _study_figures(study, comparisons)
 
@@ -229,6 +237,8 @@ def run_controls(data: LoadedData, settings: LabSettings) -> None:
         st.error(markdown_text(error, 2_000))
         return
     st.caption(told_wait(work, "this server" if cluster_address() is None else "the cluster"))
+    if plan.snr_db:
+        st.caption(f"Every run is also scored with white noise at {format_list(plan.snr_db)} dB, as chosen above.")
     refusal = page_refusal(work.runs, estimate(work))
     if refusal:
         st.warning(refusal)
@@ -250,7 +260,10 @@ def run_controls(data: LoadedData, settings: LabSettings) -> None:
 def study_plan(data: LoadedData, settings: LabSettings, design: str, folds: int, seeds: int) -> StudyPlan:
     """The study of the current data with the experiment's model and training settings; ValueError in words."""
     config = settings.train_config()
-    command = study_command(data.spec, design, folds, range(seeds), settings.models, settings.window, config)
+    snr_db = settings.evaluations.get("snr_db") or ()  # the noise robustness chosen above scores a study's runs too
+    command = study_command(
+        data.spec, design, folds, range(seeds), settings.models, settings.window, config, snr_db=snr_db
+    )
     return StudyPlan(
         recordings=data.recordings,
         design=design,
@@ -262,6 +275,7 @@ def study_plan(data: LoadedData, settings: LabSettings, design: str, folds: int,
         workers=training_workers(),
         data_settings=data.settings(),
         command=command,
+        snr_db=snr_db,
         **cluster_backend(),
     )
 

@@ -19,7 +19,7 @@ from core.lab.names import WINDOWINGS
 from core.lab.stats.summary import cell
 from core.lab.stats.words import percent_cell, with_interval
 from core.lab.study.checks import check_comparison
-from core.lab.study.comparisons import leak_comparisons
+from core.lab.study.leak import leak_comparisons
 
 
 def other_windowing(windowing: str) -> str:
@@ -34,7 +34,7 @@ def windowing_comparison_block(
 ) -> dict[str, Any]:
     """The `windowing_comparison` block: each model under both windowings (the experiment's own first), and
     the leak = random minus time accuracy in points, a one-fold comparison paired by seed (a seed starts both
-    runs from the same weights; core.lab.study.comparisons.leak_comparisons)."""
+    runs from the same weights; core.lab.study.leak.leak_comparisons)."""
     windowings = list(runs_by_windowing)
     block = {
         "windowings": windowings,

@@ -48,7 +48,9 @@ from core.lab.runs import (
 from core.lab.study.comparisons import STUDY_METRICS
 from core.lab.study.contract import study_run, validate_study
 from core.lab.study.folds import fold_of, make_folds
-from core.lab.study.runner import StudyPlan, build_study
+from core.lab.study.noise import with_noise
+from core.lab.study.record import build_study
+from core.lab.study.runner import StudyPlan
 from core.lab.training import TrainConfig
 from core.lab.vibration.types import Recording
 from core.lab.vibration.windows import DEFAULT_SHARES, WindowSet, count_windows, make_windows
@@ -268,11 +270,15 @@ def one_fold_study(plan: Plan, trained: TrainedPlan, command: str = "") -> dict[
         data_settings=dict(plan.data_settings),
         command=command,
         cutting=cutting,
+        snr_db=plan.evaluations.get("snr_db") or (),  # the noise evaluation's scores are the noise cell's
     )
     build = fold_of(trained.stages[0].windows)  # the windows of those same starts, already cut: not cut again
     folds = make_folds(ONE_FOLD, recordings, study_plan.window, 1, study_plan.stride, 1, build, cut=study_plan.cutting)
     rate = plan.config.learning_rate
-    runs = [study_run(run, 0, 0, None if run["model"] in BASELINE_MODELS else rate) for run in trained.runs[MAIN]]
+    runs = [
+        with_noise(study_run(run, 0, 0, None if run["model"] in BASELINE_MODELS else rate), run, study_plan.snr_db)
+        for run in trained.runs[MAIN]
+    ]
     study = build_study(study_plan, recordings, folds, runs)
     validate_study(study)
     return study

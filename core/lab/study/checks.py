@@ -18,7 +18,7 @@ from core.lab.stats.words import VERDICTS
 from core.lab.study.comparisons import COMPARED_METRICS, COMPARISON_KEYS, OPTIONAL_COMPARISON_KEYS
 
 TUNING_KEYS = ("model", "seed", "repeat", "fold", "learning_rate", "val_loss", "best_epoch", "epochs", "converged")
-OPTIONAL_CONFIG_KEYS = ("sweep", "protocol_version", "train_loads", "test_loads", "tune_epochs", "cutting")
+OPTIONAL_CONFIG_KEYS = ("sweep", "protocol_version", "train_loads", "test_loads", "tune_epochs", "cutting", "snr_db")
 CUTTING_KEYS = ("shares", "windowing", "windowing_seed")  # a one-fold study's cut: make_windows' keywords
 LEAVE_ONE_OUT_KEYS = ("repeat", "fold", "diff", "ci95")
 BY_FOLD_KEYS = ("repeat", "fold", "name", "diff", "sd")

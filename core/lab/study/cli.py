@@ -44,6 +44,8 @@ from core.lab.stats.power import STUDY_ADVICE, too_few_windows
 from core.lab.study.comparisons import STUDY_METRICS, comparisons_table
 from core.lab.study.contract import load_study, save_study
 from core.lab.study.folds import windows_tested_per_fold
+from core.lab.study.leak import leak_frame, study_leak
+from core.lab.study.noise import noise_effects, noise_frame
 from core.lab.study.runner import PROTOCOLS, StudyPlan, reanalyse, run_study
 from core.lab.study.sweep import sweep_effects
 from core.lab.study.tables import model_table, order_gap_line
@@ -105,12 +107,21 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--reanalyse", type=Path, help="compare a saved study again (its stored runs; --metric / --margin) into --out"
     )
+    parser.add_argument(
+        "--leak",
+        nargs=2,
+        type=Path,
+        metavar=("TIME", "RANDOM"),
+        help="print the windowing comparison of two saved one-fold studies, cut in time and dealt at random: each "
+        "model's random - time accuracy over seeds",
+    )
     add_accept_wide(parser)
     return parser
 
 
 def _add_study_options(design: argparse._ArgumentGroup, ints: Callable[[str], list[int]]) -> None:
-    """--tune-epochs, the sweeps, --protocol, and load-out's --train-loads and --test-loads."""
+    """--tune-epochs, the sweeps, --protocol, load-out's --train-loads and --test-loads, one-fold's cutting and
+    --snr."""
     design.add_argument(
         "--tune-epochs",
         type=int,
@@ -147,6 +158,14 @@ def _add_study_options(design: argparse._ArgumentGroup, ints: Callable[[str], li
     design.add_argument("--shares", type=parse_list("floats"), help=f"one-fold: train,val,test shares ({shares})")
     design.add_argument("--windowing", choices=WINDOWINGS, help="one-fold: time blocks (default) or random (leaks)")
     design.add_argument("--windowing-seed", type=int, help="one-fold: seed of the random windowing (--data-seed)")
+    design.add_argument(
+        "--snr",
+        dest="snr_db",
+        type=parse_list("floats"),
+        default=[],
+        help="also score every run on its test windows with white noise at these SNRs in dB; write --snr=-4,0,8 "
+        "(with '='), as the experiment's flag",
+    )
 
 
 def make_study_plan(args: argparse.Namespace, command: str) -> StudyPlan:
@@ -174,6 +193,7 @@ def make_study_plan(args: argparse.Namespace, command: str) -> StudyPlan:
         test_loads=args.test_loads,
         tune_epochs=args.tune_epochs,
         cutting=_one_fold_cutting(args),
+        snr_db=args.snr_db,
         **plan_settings(args),
     )
 
@@ -224,6 +244,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             done[0] += 1
             print(f"  [{done[0]}/{total}] {event.stage.label}, {describe_finished(event.run)}", flush=True)
 
+    if args.leak is not None:
+        return _print_leak(*args.leak)
     if args.reanalyse is not None:
         try:
             study = reanalyse(load_study(args.reanalyse), args.metric, args.margin)
@@ -253,6 +275,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     return _report(study, args.out, started)
 
 
+def _print_leak(time_path: Path, random_path: Path) -> int:
+    """The leak of two saved one-fold studies (core.lab.study.leak), its table and each model's sentence."""
+    try:
+        leak = study_leak(load_study(time_path), load_study(random_path))
+    except (OSError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    print(report.as_text(leak_frame(leak)))
+    for comparison in leak.values():
+        print(comparison["sentence"])
+    return 0
+
+
 def _report(study: dict, out: Path, started: float) -> int:
     save_study(study, out)
     print(report.as_text(model_table(study)))
@@ -261,6 +296,8 @@ def _report(study: dict, out: Path, started: float) -> int:
     print(report.as_text(comparisons_table(study["comparisons"])))
     for comparison in study["comparisons"]:
         print(comparison["sentence"])
+    if effects := noise_effects(study, study["config"]["metric"]):
+        print(report.as_text(noise_frame(effects)))
     for row in sweep_effects(study, study["config"]["metric"]):
         ci = "" if row["ci95"] is None else f" ({words.ci_words(95, row['ci95'])})"
         difference = f"{row['model']} - {row['partner']} {words.points(row['diff'], 2)} points"

@@ -35,10 +35,11 @@ def study_command(
     metric: str | None = None,
     tune_lr: bool = False,
     repeats: int = 1,
+    snr_db: Sequence[float] = (),
     out: str | Path = "study.json",
 ) -> str:
     """The exact `python -m core.study ...` line of these settings; a margin or metric left None is the CLI's,
-    `--repeats` written when more than one."""
+    `--repeats` written when more than one, `--snr` when the runs are also scored with noise."""
     words = ["python", "-m", "core.study", *spec.argv(), "--window", str(window)]
     words += [] if stride is None else ["--stride", str(stride)]
     words += ["--design", design, "--folds", str(folds)]
@@ -49,6 +50,7 @@ def study_command(
     words += ["--models", ",".join(models), *_model_words(config), "--seeds", format_list(seeds)]
     words += [word for flag, field in TRAIN_FLAGS for word in (flag, _text(getattr(config, field)))]
     words += ["--min-delta", _text(config.min_delta)] if config.min_delta else []
+    words += [f"--snr={format_list(snr_db)}"] if snr_db else []  # with "=": an SNR may be negative
     return shlex.join([*words, "--out", str(out)])
 
 

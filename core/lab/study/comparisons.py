@@ -67,7 +67,6 @@ from core.lab.study.order_gap import order_gap
 
 STUDY_METRICS = ("accuracy", "balanced_accuracy", "f1", "log_loss")
 COMPARED_METRICS = (*STUDY_METRICS, "precision", "recall")  # an experiment's runs record precision and recall too
-LEAK_POPULATION = "the test windows of each windowing"
 PRIMARY = PRIMARY_PAIR  # (a, b): b - a
 ARTICLE = ("A", "B")  # the article's comparison: embedding plus encoding against neither
 PAIRS = (PRIMARY, ("A", "A+PE"), ARTICLE, ("A", "B-noPE"), ("B", "B-learned"), ("B", "B-concat"), ("A", "CNN"))
@@ -366,20 +365,6 @@ def one_fold_view(runs: Sequence[Mapping[str, Any]], population: str) -> dict[st
         "folds": [{"repeat": 0, "fold": 0, "name": ONE_FOLD_NAME}],
         "runs": [{**run, "repeat": 0, "fold": 0} for run in runs if int(run["seed"]) in whole],
     }
-
-
-def leak_comparisons(block: Mapping[str, Any], seeds: Sequence[int], margin: float = 2.0) -> dict[str, dict[str, Any]]:
-    """Per model of a windowing comparison (its block: per model, an accuracy cell per windowing whose values
-    follow `seeds`): the random windowing against the time windowing, as a one-fold comparison paired by seed."""
-    leak = {}
-    for model, cells in block["accuracy"].items():
-        runs = [
-            {"model": windowing, "seed": seed, "accuracy": value}
-            for windowing, cell in zip(block["windowings"], cells)
-            for seed, value in zip(seeds, cell["values"])
-        ]
-        leak[model] = compare(one_fold_view(runs, LEAK_POPULATION), "time", "random", "accuracy", margin)
-    return leak
 
 
 def one_fold_comparisons(

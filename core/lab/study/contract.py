@@ -9,7 +9,8 @@
                     with --tune-lr also tuned_learning_rates {repeat: {fold: {model: rate}}}; fingerprint (the
                     machine's, core.fingerprint: whether a run can be recomputed bit for bit here; absent in
                     older files); protocol_version (3; absent: 2); train_loads, test_loads (load-out with
-                    --train-loads); tune_epochs (the learning-rate trials' cap, when not train.epochs)
+                    --train-loads); tune_epochs (the learning-rate trials' cap, when not train.epochs); snr_db (the
+                    SNRs every run is also scored at, core.lab.study.noise)
     class_names     the labels, in the order of the class indices below
     recordings      per recording: label, file, load_hp
     folds           per (repeat, fold): repeat, fold, name, recording and start of each test window (indices
@@ -23,6 +24,8 @@
     tuning_runs     the --tune-lr trials (the first of the study's seeds, per (repeat, fold, model, rate)): model,
                     seed, repeat, fold, learning_rate, val_loss (its best), best_epoch, epochs, converged;
                     under protocol 3, val_loss and val_accuracy of the epoch it restores
+                    with config.snr_db (core.lab.study.noise), also noise {accuracy, f1}: its score on its fold's
+                    test windows with white noise at each SNR of config.snr_db, in that order
     sweep_runs      the sweep's runs (core.lab.study.sweep), as runs plus the value of the swept field under its
                     name; empty without one, whose field and values are then config.sweep {field, values}
     comparisons     per comparison (core.lab.study.comparisons): a, b, metric, diff, ci95, ci90, margin, mde80, p,
@@ -79,6 +82,7 @@ from core.lab.study.checks import (
 )
 from core.lab.study.comparisons import STUDY_METRICS
 from core.lab.study.migration import MIGRATED, migrate
+from core.lab.study.noise import check_noise
 from core.lab.study.order_gap import check_order_gap
 from core.limits import MAX_REOPENED_BYTES, MAX_TEXT_CHARS
 
@@ -220,7 +224,8 @@ def _validate(study: Any) -> None:
         folds[key] = fold["n_test"]
     require(isinstance(study["runs"], list) and study["runs"], "runs must be a non-empty list")
     for i, run in enumerate(study["runs"]):
-        _check_run(f"runs[{i}]", run, len(names), folds)
+        _check_run(f"runs[{i}]", run, len(names), folds, optional=("noise",))
+    check_noise(study)
     require(isinstance(study["sweep_runs"], list), "sweep_runs must be a list")
     field = study["config"].get("sweep", {}).get("field", "pe_scale")
     for i, run in enumerate(study["sweep_runs"]):

@@ -26,6 +26,7 @@ from core.lab.runs import Event, Stage, train_run
 from core.lab.study.checkpoint import TRIAL_RUN, Checkpoint
 from core.lab.study.contract import study_run
 from core.lab.study.folds import Fold
+from core.lab.study.noise import noise_test_sets, with_noise
 
 Profiles = dict[str, dict[str, Any]]
 
@@ -62,7 +63,8 @@ def finished_record(
     if profiled(plan, first, repeat, fold, run["seed"], run["model"]):
         profile = probe_profile(stage, run["model"], weights, fold, run["seed"])
     model = run["model"]
-    return study_run(run, fold, repeat, None if model in BASELINE_MODELS else stage.config.learning_rate), profile
+    record = study_run(run, fold, repeat, None if model in BASELINE_MODELS else stage.config.learning_rate)
+    return with_noise(record, run, plan.snr_db), profile
 
 
 class TrialRuns:
@@ -128,7 +130,8 @@ def final_run(
         if trials is not None and model not in BASELINE_MODELS:
             taken = trials.take(repeat, fold, seed, model, stage.config.learning_rate)
         if taken is None:
-            run = train_run(stage, seed, model, stop, plan.device, emit, keep_weights=probe, trainer=trainer)
+            tests = noise_test_sets(plan.snr_db, stage, seed)
+            run = train_run(stage, seed, model, stop, plan.device, emit, tests, probe, trainer)
             taken = finished_record(plan, first, stage, run, repeat, fold)
         record, profile = taken
         if probe:

@@ -7,11 +7,13 @@ migration, which the page's Open (core.lab.reopen), both loaders and the study C
                       core.lab.study.comparisons.one_fold_comparisons), the verdict paragraph with them; the
                       windowing comparison's leak is such a comparison too, made from its per-seed accuracies
              5 -> 6   config.data.split_seed becomes config.data.windowing_seed
+             6 -> 7   nothing (a study's noise cell; the two kinds share one schema_version)
     study    2 -> 3   keys renamed (core.lab.names.STUDY_KEY_RENAMES)
              3 -> 4   one repeat, each run's learning rate, the first comparison primary, the fields version 3 did not
                       compute null, no tuning or sweep runs, no decomposition
              4 -> 5   config.pe_scale_sweep becomes config.sweep {field "pe_scale", values}
              5 -> 6   nothing (the results JSON's rename; the two kinds share one schema_version)
+             6 -> 7   nothing: a study may now record config.snr_db and each run's noise (core.lab.study.noise)
 
 Every number a file stores is kept (a results file's comparisons are computed again from its runs, as a fresh
 experiment computes them). Anything else comes back as it is, for the validators to accept (the current
@@ -28,7 +30,8 @@ from core.lab.names import RESULTS_KEY_RENAMES, STUDY_KEY_RENAMES, rename_keys
 from core.lab.report import verdict
 from core.lab.stats.summary import DEFAULT_MARGIN, count_test_windows
 from core.lab.stats.words import windows_words
-from core.lab.study.comparisons import leak_comparisons, one_fold_comparisons
+from core.lab.study.comparisons import one_fold_comparisons
+from core.lab.study.leak import leak_comparisons
 
 POINTS_KEYS = ("diff_mean", "diff_sd", "ci95", "ci90", "margin", "mde80")  # of a version-3 paired difference
 Step = Callable[[Mapping[str, Any]], dict[str, Any]]
@@ -38,7 +41,8 @@ def migrate(document: Any) -> Any:
     """`document` (a parsed results or study JSON) as the current schema, one version step at a time."""
     if not isinstance(document, Mapping):
         return document
-    steps = STUDY_STEPS if document.get("kind") == "study" else RESULTS_STEPS if "kind" not in document else {}
+    kind = document.get("kind", "results")  # results files had no kind before version 5
+    steps = {"study": STUDY_STEPS, "results": RESULTS_STEPS}.get(kind, {})
     while document.get("schema_version") in steps:
         document = steps[document["schema_version"]](document)
     return document
@@ -120,7 +124,17 @@ def _results_5_to_6(old: Mapping[str, Any]) -> dict[str, Any]:
     return {**old, "schema_version": 6, "config": config}
 
 
-RESULTS_STEPS: dict[int, Step] = {3: _results_3_to_4, 4: _results_4_to_5, 5: _results_5_to_6}
+def _results_6_to_7(old: Mapping[str, Any]) -> dict[str, Any]:
+    """Nothing in a results file changed: version 7 let a study record noise scores (config.snr_db, runs' noise)."""
+    return {**old, "schema_version": 7}
+
+
+RESULTS_STEPS: dict[int, Step] = {
+    3: _results_3_to_4,
+    4: _results_4_to_5,
+    5: _results_5_to_6,
+    6: _results_6_to_7,
+}
 
 
 # --- studies ----------------------------------------------------------------------------------------------
@@ -179,5 +193,16 @@ def _study_5_to_6(old: Mapping[str, Any]) -> dict[str, Any]:
     return {**old, "schema_version": 6}
 
 
-STUDY_STEPS: dict[int, Step] = {2: _study_2_to_3, 3: _study_3_to_4, 4: _study_4_to_5, 5: _study_5_to_6}
+def _study_6_to_7(old: Mapping[str, Any]) -> dict[str, Any]:
+    """Nothing to change: version 7 only added what a study may record (config.snr_db and each run's noise)."""
+    return {**old, "schema_version": 7}
+
+
+STUDY_STEPS: dict[int, Step] = {
+    2: _study_2_to_3,
+    3: _study_3_to_4,
+    4: _study_4_to_5,
+    5: _study_5_to_6,
+    6: _study_6_to_7,
+}
 MIGRATED = {"results": tuple(RESULTS_STEPS), "study": tuple(STUDY_STEPS)}  # the versions read through `migrate`

@@ -13,22 +13,14 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-import platform
-import subprocess
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import InitVar, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import torch
-
-from core.fingerprint import machine_fingerprint
 from core.lab.backends import backend
-from core.lab.contract import SCHEMA_VERSION, to_plain
 from core.lab.models import BASELINE_MODELS, STUDY_MODEL_NAMES, check_model_settings
 from core.lab.names import DESIGNS, ONE_FOLD, WINDOWINGS
-from core.lab.probes.order import order_summary
-from core.lab.report import plural
 from core.lab.runs import Event, PlanStopped, Stage, StageKey, checked_runs, train_stages
 from core.lab.study.checkpoint import Checkpoint
 from core.lab.study.checks import CUTTING_KEYS
@@ -36,14 +28,15 @@ from core.lab.study.comparisons import STUDY_METRICS, compare_all, decomposition
 from core.lab.study.contract import validate_study
 from core.lab.study.final_runs import TrialRuns, final_run
 from core.lab.study.folds import Fold, fault_location, make_folds
+from core.lab.study.noise import checked_snr
 from core.lab.study.order_gap import order_gap
+from core.lab.study.record import build_study, loads_config, population
 from core.lab.study.sweep import check_sweep, pairs_words, run_sweep, sweep_stages, swept_models
 from core.lab.study.tuning import (
     LR_GRID,
     Rates,
     at_rate,
     learning_rate_trials,
-    nested_rates,
     pooled_rates,
     rates_per_fold,
     tuned_models,
@@ -53,7 +46,6 @@ from core.lab.vibration.types import Recording
 from core.lab.vibration.windows import DEFAULT_SHARES
 
 PROTOCOLS = (2, 3)  # results/study_protocol.md; files without config.protocol_version were run under 2
-NUMBER_WORDS = dict(enumerate("one two three four five six seven eight nine ten".split(), start=1))
 
 
 @dataclass
@@ -89,6 +81,7 @@ class StudyPlan:
     test_loads: Sequence[int] | None = None  # load-out with train_loads: the loads tested (default: the others)
     tune_epochs: int | None = None  # the learning-rate trials' epoch cap, when not the runs' own
     cutting: Mapping[str, Any] | None = None  # one-fold: make_windows' shares, windowing, windowing_seed (defaults)
+    snr_db: Sequence[float] = ()  # core.lab.study.noise: every run also scored on its test windows at these SNRs
     split: InitVar[str | None] = None  # the old name of `design`
     pe_scale_sweep: InitVar[Sequence[float] | None] = None  # the old spelling of a pe_scale sweep's values
 
@@ -110,6 +103,7 @@ class StudyPlan:
             raise ValueError(f"a study needs at least one repeat, got {self.repeats}")
         if not self.margin > 0:
             raise ValueError(f"the equivalence margin must be positive (points), got {self.margin}")
+        self.snr_db = checked_snr(self.snr_db)
         self._check_models()
 
     def _check_models(self) -> None:
@@ -212,14 +206,8 @@ class StudyPlan:
             **({"loads": loads_config(self)} if self.train_loads is not None else {}),
             **({"tune_epochs": self.tune_epochs} if self.tune_epochs is not None else {}),
             **({"cutting": self.cutting} if self.cutting is not None else {}),
+            **({"snr_db": self.snr_db} if self.snr_db else {}),
         }
-
-
-def loads_config(plan: StudyPlan) -> dict[str, Any]:
-    """config.train_loads and config.test_loads of a load-out study with train loads (test_loads null: every
-    other load of the data)."""
-    test = None if plan.test_loads is None else sorted({int(load) for load in plan.test_loads})
-    return {"train_loads": sorted({int(load) for load in plan.train_loads}), "test_loads": test}
 
 
 def reanalyse(study: dict[str, Any], metric: str | None = None, margin: float | None = None) -> dict[str, Any]:
@@ -251,34 +239,6 @@ def recordings_used(study: Mapping[str, Any]) -> set[int]:
     if trained is not None:
         used |= {i for i, recording in enumerate(study["recordings"]) if recording["load_hp"] in trained}
     return used
-
-
-def population(design: str, dataset: str, n_recordings: int, n_windows: int, windowing: str = "time") -> str:
-    """Which windows a study's verdict speaks for, in words (`n_recordings`: those the folds use; `windowing`: a
-    one-fold study's, whose random windows lie beside training windows)."""
-    count = NUMBER_WORDS.get(n_recordings, str(n_recordings))
-    count += " recording" if n_recordings == 1 else " recordings"
-    rig = " of one test rig" if dataset == "cwru" else ""
-    if design == "load-out":
-        return f"{plural(n_windows, 'test window')} at a motor load held out from training, {count}{rig}"
-    if design == "fault-size":
-        return f"{plural(n_windows, 'test window')} of a fault size held out from training, {count}{rig}"
-    these = "this" if n_recordings == 1 else "these"
-    leaky = ", dealt at random beside training windows (leaky)" if design == ONE_FOLD and windowing == "random" else ""
-    return f"{plural(n_windows, 'test window')} of {these} {count}{rig}{leaky}"
-
-
-def environment() -> dict[str, Any]:
-    """What the numbers depend on besides the code and the data (`fingerprint`: core.fingerprint)."""
-    try:
-        root = Path(__file__).resolve().parents[3]
-        commit = subprocess.run(
-            ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=10, check=True
-        ).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        commit = "unknown"
-    cpu = {"machine": platform.machine(), "capability": torch.backends.cpu.get_cpu_capability()}
-    return {"git_commit": commit, "torch": torch.__version__, "cpu": cpu, "fingerprint": machine_fingerprint()}
 
 
 def run_study(
@@ -343,98 +303,3 @@ def final_stages(plan: StudyPlan, folds: Sequence[Fold], tuned: Rates | None) ->
                 Stage(StageKey("fold", (f.repeat, f.index, "baseline"), f.name), f.windows, baselines, plan.config)
             )
     return stages
-
-
-def fold_record(fold: Fold) -> dict[str, Any]:
-    """The study JSON's record of one fold: where its test windows come from, its sizes, its normalisation."""
-    return {
-        "repeat": fold.repeat,
-        "fold": fold.index,
-        "name": fold.name,
-        "recording": fold.test_recording,
-        "start": fold.test_start,
-        "n_train": len(fold.windows.x_train),
-        "n_val": len(fold.windows.x_val),
-        "n_test": len(fold.windows.x_test),
-        "normalisation": {"mean": fold.windows.mean, "std": fold.windows.std},
-    }
-
-
-def study_config(plan: StudyPlan, folds: Sequence[Fold], tuned: Rates | None) -> dict[str, Any]:
-    """The study JSON's config: the plan's settings, the population its verdicts speak for, the environment."""
-    first = [fold for fold in folds if fold.repeat == 0]  # a repeat tests the same windows again
-    n_windows = sum(len(fold.windows.x_test) for fold in first)
-    used = {i for fold in first for starts in fold.starts.values() for i, s in starts if s.size}
-    config = {
-        "design": plan.design,
-        "folds": len(first),
-        "repeats": len(folds) // len(first),
-        "seeds": plan.seeds,
-        "models": plan.models,
-        "margin": float(plan.margin),
-        "metric": plan.metric,
-        "window": plan.window,
-        "stride": plan.stride or plan.window,
-        "population": population(
-            plan.design,
-            plan.data_settings.get("dataset", ""),
-            len(used),
-            n_windows,
-            (plan.cutting or {}).get("windowing", "time"),
-        ),
-        "command": plan.command,
-        **environment(),
-        "device": plan.device,
-        "train": plan.config.to_dict(),
-        "data": dict(plan.data_settings),
-    }
-    if tuned is not None:
-        config["tuned_learning_rates"] = nested_rates(tuned)
-    if plan.sweep_values:
-        config["sweep"] = {"field": plan.sweep_field, "values": list(plan.sweep_values)}
-    if plan.protocol != 2:  # absent: protocol 2, as every file written before protocol 3
-        config["protocol_version"] = plan.protocol
-    if plan.train_loads is not None:
-        config.update(loads_config(plan))
-    if plan.tune_epochs is not None:
-        config["tune_epochs"] = plan.tune_epochs
-    if plan.cutting is not None:
-        config["cutting"] = plan.cutting
-    return config
-
-
-def build_study(
-    plan: StudyPlan,
-    recordings: Sequence[Recording],
-    folds: Sequence[Fold],
-    runs: list[dict],
-    tuned: Rates | None = None,
-    profiles: dict[str, dict[str, Any]] | None = None,
-    tuning: list[dict[str, Any]] | None = None,
-    sweep: list[dict[str, Any]] | None = None,
-) -> dict:
-    """The study JSON of finished runs, its comparisons and decomposition included (run_study validates it)."""
-    config = study_config(plan, folds, tuned)
-    study = {
-        "schema_version": SCHEMA_VERSION,
-        "kind": "study",
-        "config": config,
-        "class_names": list(folds[0].windows.class_names),
-        "recordings": [
-            {"label": r.label, "file": r.meta.get("file"), "load_hp": r.meta.get("load_hp")} for r in recordings
-        ],
-        "folds": [fold_record(fold) for fold in folds],
-        "runs": runs,
-        "comparisons": [],
-        "order_summary": order_summary(runs),
-        "profiles": profiles or {},
-        "tuning_runs": tuning or [],
-        "sweep_runs": sweep or [],
-        "decomposition": None,
-    }
-    study = to_plain(study)
-    study["comparisons"] = compare_all(study, plan.metric, plan.margin)
-    study["decomposition"] = decomposition(study, plan.metric)
-    if (gap := order_gap(study)) is not None:
-        study["order_gap"] = gap
-    return study
