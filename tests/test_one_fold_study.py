@@ -136,6 +136,41 @@ def test_an_experiments_own_runs_are_its_one_fold_study_without_training_again(r
     assert study["config"]["command"] == "python -m core.experiment ..."
 
 
+@pytest.mark.parametrize(
+    "setting, field, values",
+    [("pe_scales", "pe_scale", [1.0, 0.0, 0.3]), ("d_models", "d_model", [16, 8])],
+)
+def test_an_experiments_sweep_is_its_one_fold_studys_sweep_run_for_run(recordings, setting, field, values):
+    cut = {"window": 128, "windowing": "time", "windowing_seed": 0}
+    plan = Plan(recordings, MODELS, SEEDS, config=CONFIG, cutting=cut, evaluations={setting: values})
+    study = one_fold_study(plan, trained := train_plan(plan))
+    assert trained.runs  # the experiment trained its sweep once; the study records those runs
+    swept = [value for value in values[1:] if value > 0]  # pe_scale 0 is B-noPE itself: a study never trains it
+    assert study["config"]["sweep"] == {"field": field, "values": swept}
+    again = run_study(
+        StudyPlan(
+            recordings,
+            design="one-fold",
+            models=MODELS,
+            seeds=SEEDS,
+            config=plan.config,  # the experiment's own value of the field is its first
+            window=128,
+            cutting={"windowing": "time", "windowing_seed": 0},
+            sweep_field=field,
+            sweep_values=swept,
+        )
+    )
+
+    def by_cell(runs):
+        return {(run["model"], run["seed"], run[field]): run for run in runs}
+
+    ours, theirs = by_cell(study["sweep_runs"]), by_cell(again["sweep_runs"])
+    assert set(ours) == set(theirs) and len(ours) == len(study["sweep_runs"]) > 0
+    for cell, run in ours.items():
+        assert run == {**theirs[cell], "train_seconds": run["train_seconds"]}, cell
+    assert sweep_effects(study) == sweep_effects(again)
+
+
 def test_the_experiment_cli_writes_its_one_fold_study_beside_its_results(tmp_path, capsys):
     from core.lab.experiment.cli import main
     from core.lab.study.contract import load_study

@@ -21,6 +21,7 @@ from core.lab.jobs import JobStatus
 from core.lab.models import ModelConfig, check_model_settings
 from core.lab.shipped import read_map
 from core.lab.vibration import example_csv
+from core.safe_text import markdown_literal
 from tests.apptest_utils import (
     ROOT,
     as_array,
@@ -394,6 +395,9 @@ def test_evaluations_beyond_one_experiment_show_their_tables_and_the_cli_command
     b_at_0 = [run["noise"]["accuracy"][0] for run in study["runs"] if run["model"] == "B"]
     assert b_at_0 == results["noise"]["accuracy"]["B"][0]["values"]
     assert any(m.value.startswith("**The pairs compared with noise**") for m in at.markdown)
+    field = study["config"]["sweep"]["field"]  # the first sweep: a study sweeps one field, with its intervals
+    assert field in ("d_model", "pe_scale") and study["sweep_runs"]
+    assert any(m.value.startswith(f"**The encoding's effect at each {markdown_literal(field)}**") for m in at.markdown)
     assert results["cross_load"]["train_loads"] == [0] and results["cross_load"]["test_loads"] == [1]
     assert set(results["windowing_comparison"]["windowings"]) == {"time", "random"}
     command = at.code[0].value

@@ -22,6 +22,7 @@ from core.lab.report import confusion_frame, mean_per_class_f1, summed_confusion
 from core.lab.stats.summary import DEFAULT_MARGIN, PRIMARY_PAIR, REFERENCE_MODEL
 from core.lab.stats.words import rule_caption
 from core.lab.study.noise import noise_effects, noise_frame
+from core.lab.study.sweep import sweep_effects, sweep_frame
 from core.safe_text import markdown_literal
 from ui.common import data_section, show_figure, show_table
 from ui.lab.data import LoadedData
@@ -83,8 +84,7 @@ def _draw_results(results: Mapping[str, Any], data: LoadedData) -> None:
     for evaluation in evaluations.registered():
         if evaluation.key in results:
             _evaluation_block(evaluation, results[evaluation.key])
-            if evaluation.key == "noise":
-                _noise_effects(results["config"]["metric"])
+            _effects_of(evaluation.key, results["config"]["metric"])
     _reproduce(results["config"])
     _downloads(results)
 
@@ -130,13 +130,23 @@ def _figures(results: Mapping[str, Any]) -> None:
         )
 
 
-def _noise_effects(metric: str) -> None:
-    """The pairs compared under each SNR, from the press's own runs as a one-fold study (its noise cell,
-    core.lab.study.noise); nothing for a reopened results file, which holds the means alone."""
+def _effects_of(key: str, metric: str) -> None:
+    """The pairs compared under an evaluation, from the press's own runs as a one-fold study (its noise cell,
+    core.lab.study.noise, or its sweep, core.lab.study.sweep): b − a on the same seeds with a 95 % CI over them;
+    nothing for a reopened results file, which holds the means alone."""
     study = st.session_state.get(ONE_FOLD_KEY)
-    if study and (effects := noise_effects(study, metric)):
+    if not study:
+        return
+    if key == "noise" and (effects := noise_effects(study, metric)):
         st.markdown("**The pairs compared with noise**: b − a on the same seeds, 95 % CI over seeds, unadjusted")
         show_table(noise_frame(effects), "noise_effects")
+    sweep = study["config"].get("sweep", {})
+    if key == f"{sweep.get('field')}_sweep" and (effects := sweep_effects(study, metric)):
+        st.markdown(
+            f"**The encoding's effect at each {markdown_literal(sweep['field'])}**: each model against its partner "
+            "without the encoding on the same seeds, 95 % CI over seeds, unadjusted"
+        )
+        show_table(sweep_frame(effects), f"{key}_effects")
 
 
 def _evaluation_block(evaluation: Any, block: Mapping[str, Any]) -> None:

@@ -8,7 +8,6 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-import pandas as pd
 import streamlit as st
 
 from core.lab.figures import fault_lab as lab_figures
@@ -25,7 +24,7 @@ from core.lab.study.comparisons import primary_comparison
 from core.lab.study.folds import windows_tested_per_fold
 from core.lab.study.noise import noise_effects, noise_frame
 from core.lab.study.runner import StudyPlan
-from core.lab.study.sweep import sweep_effects
+from core.lab.study.sweep import sweep_effects, sweep_frame
 from core.lab.study.tables import (
     decomposition_table,
     fold_scores,
@@ -169,7 +168,7 @@ def show_study(study: dict[str, Any], verdict_shown: bool = False) -> None:
             f"**The encoding's effect at other {at}**, in points against its partner without it on the same cells, "
             "95 % CI unadjusted: a description, not a verdict"
         )
-        show_table(_sweep_frame(effects), f"study_{field}")
+        show_table(sweep_frame(effects), f"study_{field}")
     if effects := noise_effects(study, config["metric"]):
         st.markdown(
             f"**With noise**: each run scored again on its test windows with white noise at each SNR (nothing "
@@ -179,20 +178,6 @@ def show_study(study: dict[str, Any], verdict_shown: bool = False) -> None:
         show_table(noise_frame(effects), "study_noise")
     with data_section("study_figures"):  # one download for the study's figures (the tables keep their own)
         _study_figures(study, comparisons)
-
-
-def _sweep_frame(effects: list[dict[str, Any]]) -> pd.DataFrame:
-    return pd.DataFrame(
-        [
-            {
-                "model": f"{row['model']} − {row['partner']}",
-                row["field"]: row["value"],
-                "difference": round(row["diff"], 2),
-                "95 % CI": words.interval(row["ci95"]),
-            }
-            for row in effects
-        ]
-    )
 
 
 def _study_figures(study: dict[str, Any], comparisons: list[dict[str, Any]]) -> None:

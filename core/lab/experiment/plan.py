@@ -30,6 +30,7 @@ from typing import Any
 from core.lab import backends, evaluations
 from core.lab.contract import METRICS
 from core.lab.evaluations import Evaluation
+from core.lab.evaluations.model_sweep import ModelSweep
 from core.lab.experiment.results import build_results
 from core.lab.models import BASELINE_MODELS, MODEL_NAMES
 from core.lab.names import CUTTING_KEY_RENAMES, ONE_FOLD, SETTING_RENAMES, renamed
@@ -51,6 +52,7 @@ from core.lab.study.folds import fold_of, make_folds
 from core.lab.study.noise import with_noise
 from core.lab.study.record import build_study
 from core.lab.study.runner import StudyPlan
+from core.lab.study.sweep import swept_models
 from core.lab.training import TrainConfig
 from core.lab.vibration.types import Recording
 from core.lab.vibration.windows import DEFAULT_SHARES, WindowSet, count_windows, make_windows
@@ -256,6 +258,7 @@ def one_fold_study(plan: Plan, trained: TrainedPlan, command: str = "") -> dict[
         raise ValueError("a study of an experiment needs its recordings, not a finished WindowSet")
     check_study_metric(plan.metric)
     cutting = {key: plan.cutting[key] for key in ("shares", "windowing", "windowing_seed") if key in plan.cutting}
+    sweep, sweep_runs = study_sweep(plan, trained)
     recordings = main_recordings(plan, trained.data)
     study_plan = StudyPlan(
         recordings,
@@ -271,6 +274,7 @@ def one_fold_study(plan: Plan, trained: TrainedPlan, command: str = "") -> dict[
         command=command,
         cutting=cutting,
         snr_db=plan.evaluations.get("snr_db") or (),  # the noise evaluation's scores are the noise cell's
+        **sweep,
     )
     build = fold_of(trained.stages[0].windows)  # the windows of those same starts, already cut: not cut again
     folds = make_folds(ONE_FOLD, recordings, study_plan.window, 1, study_plan.stride, 1, build, cut=study_plan.cutting)
@@ -279,6 +283,29 @@ def one_fold_study(plan: Plan, trained: TrainedPlan, command: str = "") -> dict[
         with_noise(study_run(run, 0, 0, None if run["model"] in BASELINE_MODELS else rate), run, study_plan.snr_db)
         for run in trained.runs[MAIN]
     ]
-    study = build_study(study_plan, recordings, folds, runs)
+    study = build_study(study_plan, recordings, folds, runs, sweep=sweep_runs)
     validate_study(study)
     return study
+
+
+def study_sweep(plan: Plan, trained: TrainedPlan) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The experiment's first model sweep as a one-fold study's sweep (core.lab.study.sweep): its StudyPlan settings
+    and its runs, those of each compared pair at each further value (a study sweeps one field; a pe_scale of 0 is the
+    partner itself, which a study never trains); ({}, []) where the plan has no sweep a study can compare."""
+    for evaluation in plan.active:
+        if not isinstance(evaluation, ModelSweep):
+            continue
+        field = evaluation.swept_field.name
+        swept = swept_models(plan.models, field)
+        values = [value for value in evaluation.values_swept[1:] if value > 0]
+        if not swept or not values:
+            return {}, []
+        rate = plan.config.learning_rate
+        runs = [
+            {**study_run(run, 0, 0, rate), field: value}
+            for value in values
+            for run in trained.runs[evaluation.stage_key(value)]
+            if run["model"] in swept
+        ]
+        return {"sweep_field": field, "sweep_values": values}, runs
+    return {}, []

@@ -20,8 +20,11 @@ import itertools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import pandas as pd
+
 from core.lab.names import ONE_FOLD
 from core.lab.runs import Event, PlanStopped, Stage, StageKey, train_run, train_stages
+from core.lab.stats import words
 from core.lab.stats.intervals import bounded
 from core.lab.stats.resampled import resampled_interval
 from core.lab.study.checkpoint import Checkpoint
@@ -153,3 +156,18 @@ def sweep_effects(study: Mapping[str, Any], metric: str = "accuracy") -> list[di
                 interval = bounded(resampled_interval(cells, ratio), metric)
             rows.append({**row, "value": value, "diff": interval.diff, "ci95": interval.ci(0.95)})
     return rows
+
+
+def sweep_frame(effects: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+    """The table of `sweep_effects` (the page's study and results): a row per pair and value, b − a in points."""
+    return pd.DataFrame(
+        [
+            {
+                "model": f"{row['model']} − {row['partner']}",
+                row["field"]: row["value"],
+                "difference": round(row["diff"], 2),
+                "95 % CI": words.interval(row["ci95"]),
+            }
+            for row in effects
+        ]
+    )
