@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import math
+import re
 
 import numpy as np
 import pytest
@@ -16,9 +17,11 @@ from core.lab.contract import SCHEMA_VERSION
 from core.lab.data_spec import DataSpec
 from core.lab.experiment.plan import Plan, one_fold_study, run_plan, train_plan
 from core.lab.models import ModelConfig
+from core.lab.stats import words
 from core.lab.study import StudyPlan, run_study, validate_study
-from core.lab.study.cli import build_parser, make_study_plan
+from core.lab.study.cli import build_parser, main, make_study_plan
 from core.lab.study.command import study_command
+from core.lab.study.contract import load_study
 from core.lab.study.migration import migrate
 from core.lab.study.noise import noise_effects, noise_frame
 from core.lab.training import TrainConfig
@@ -158,3 +161,19 @@ def test_a_study_of_the_previous_version_reads_as_the_current_one_unchanged(nois
     assert current == {**previous, "schema_version": SCHEMA_VERSION} and SCHEMA_VERSION == 7
     validate_study(current)
     assert noise_effects(current) == []
+
+
+def test_the_study_cli_prints_the_noise_table_and_writes_the_noise_cell(tmp_path, capsys):
+    out = tmp_path / "noisy.json"
+    argv = ["--duration", "1.5", "--loads", "0", "--models", "B-noPE,B", "--design", "one-fold", "--window", "128"]
+    argv += ["--patch", "16", "--heads", "2", "--layers", "1", "--epochs", "1", "--seeds", "0,1", "--snr=-4,300"]
+    assert main([*argv, "--accept-wide", "--quiet", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    study = load_study(out)
+    assert study["config"]["snr_db"] == [-4.0, 300.0] and "--snr=-4,300" in study["config"]["command"]
+    rows = noise_effects(study)
+    assert len(rows) == 3
+    for row in rows:
+        test_set = "clean" if row["snr_db"] is None else f"{row['snr_db']:g} dB"
+        cells = [test_set, words.amount(row["mean_a"]), words.amount(row["mean_b"]), words.points(row["diff"], 2)]
+        assert re.search(r"B − B-noPE\s+" + r"\s+".join(map(re.escape, cells)), printed), (cells, printed)
