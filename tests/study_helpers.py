@@ -31,6 +31,21 @@ def tiny_study_plan(recordings: list[Recording], epochs: int = 1, **changes) -> 
     return StudyPlan(recordings, **{**settings, **changes})
 
 
+def one_fold_plan(recordings: list[Recording], models, seeds, config: TrainConfig, **changes) -> StudyPlan:
+    """A one-fold study (the experiment's cutting, in time, windowing seed 0) of `models` x `seeds` on `WINDOW`-sample
+    windows; `changes` replace any setting."""
+    settings = dict(
+        design="one-fold",
+        models=models,
+        seeds=seeds,
+        config=config,
+        window=WINDOW,
+        cutting={"windowing": "time", "windowing_seed": 0},
+        data_settings={"dataset": "synthetic"},
+    )
+    return StudyPlan(recordings, **{**settings, **changes})
+
+
 def count_training(monkeypatch) -> list[tuple[str, int, float]]:
     """A list that each Transformer run trained from now on appends its (model, seed, learning rate) to
     (spectrum-LR is fitted, not trained, and is not counted)."""

@@ -14,7 +14,7 @@ from core.lab.study.sweep import sweep_effects
 from core.lab.training import TrainConfig
 from core.lab.vibration import make_windows
 from core.lab.vibration.windows import DEFAULT_SHARES
-from tests.study_helpers import count_training, three_recordings
+from tests.study_helpers import count_training, one_fold_plan, three_recordings
 
 CONFIG = TrainConfig(model=ModelConfig(patch=16, heads=2, layers=1), epochs=2, threads=1)
 MODELS, SEEDS = ["B-noPE", "B"], [0, 1]
@@ -26,16 +26,7 @@ def recordings():
 
 
 def one_fold_study_of(recordings, **cut) -> dict:
-    plan = StudyPlan(
-        recordings,
-        design="one-fold",
-        models=MODELS,
-        seeds=SEEDS,
-        config=CONFIG,
-        window=128,
-        cutting=cut,
-        data_settings={"dataset": "synthetic"},
-    )
+    plan = one_fold_plan(recordings, MODELS, SEEDS, CONFIG, cutting=cut)
     assert (plan.fold_count(), plan.repeat_count(), plan.run_count()) == (1, 1, len(MODELS) * len(SEEDS))
     return run_study(plan)
 

@@ -14,11 +14,11 @@ from scipy import stats
 
 from core.lab.experiment.plan import Plan, run_plan
 from core.lab.models import ModelConfig
-from core.lab.study import StudyPlan, run_study
+from core.lab.study import run_study
 from core.lab.study.cli import main
 from core.lab.study.leak import leak_frame, study_leak
 from core.lab.training import TrainConfig
-from tests.study_helpers import three_recordings
+from tests.study_helpers import one_fold_plan, three_recordings
 
 CONFIG = TrainConfig(model=ModelConfig(patch=16, heads=2, layers=1), epochs=2, threads=1)
 MODELS, SEEDS = ["B-noPE", "B"], [0, 1, 2]
@@ -32,16 +32,7 @@ def recordings():
 @pytest.fixture(scope="module")
 def studies(recordings):
     def one_fold(windowing: str) -> dict:
-        plan = StudyPlan(
-            recordings,
-            design="one-fold",
-            models=MODELS,
-            seeds=SEEDS,
-            config=CONFIG,
-            window=128,
-            cutting={"windowing": windowing, "windowing_seed": 0},
-            data_settings={"dataset": "synthetic"},
-        )
+        plan = one_fold_plan(recordings, MODELS, SEEDS, CONFIG, cutting={"windowing": windowing, "windowing_seed": 0})
         return run_study(plan)
 
     return one_fold("time"), one_fold("random")

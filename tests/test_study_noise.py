@@ -25,7 +25,7 @@ from core.lab.study.contract import load_study
 from core.lab.study.migration import migrate
 from core.lab.study.noise import noise_effects, noise_frame
 from core.lab.training import TrainConfig
-from tests.study_helpers import three_recordings
+from tests.study_helpers import one_fold_plan, three_recordings
 
 CONFIG = TrainConfig(model=ModelConfig(patch=16, heads=2, layers=1), epochs=2, threads=1)
 MODELS, SEEDS = ["B-noPE", "B"], [0, 1, 2]
@@ -40,17 +40,7 @@ def recordings():
 
 @pytest.fixture(scope="module")
 def noisy_study(recordings):
-    plan = StudyPlan(
-        recordings,
-        design="one-fold",
-        models=MODELS,
-        seeds=SEEDS,
-        config=CONFIG,
-        window=128,
-        cutting=CUT,
-        snr_db=SNR,
-        data_settings={"dataset": "synthetic"},
-    )
+    plan = one_fold_plan(recordings, MODELS, SEEDS, CONFIG, snr_db=SNR)
     assert plan.run_count() == len(MODELS) * len(SEEDS)  # scoring with noise trains nothing more
     return run_study(plan)
 
@@ -109,18 +99,7 @@ def test_the_effects_are_the_paired_differences_over_seeds_with_their_t_interval
 
 
 def test_a_tuned_study_takes_its_first_seeds_runs_from_the_trials_with_their_noise(recordings):
-    plan = StudyPlan(
-        recordings,
-        design="one-fold",
-        models=MODELS,
-        seeds=[0],
-        config=CONFIG,
-        window=128,
-        cutting=CUT,
-        snr_db=[300.0],
-        tune_lr=True,
-        data_settings={"dataset": "synthetic"},
-    )
+    plan = one_fold_plan(recordings, MODELS, [0], CONFIG, snr_db=[300.0], tune_lr=True)
     study = run_study(plan)  # validated: every run, those taken from a trial too, records its noise
     assert all(run["noise"]["accuracy"] == [run["accuracy"]] for run in study["runs"])
 
