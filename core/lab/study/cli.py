@@ -104,6 +104,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="where to write the study JSON (gzip-compressed when the name ends in .gz)",
     )
     parser.add_argument("--quiet", action="store_true", help="print only the comparisons")
+    _add_saved_study_options(parser)
+    add_accept_wide(parser)
+    return parser
+
+
+def _add_saved_study_options(parser: argparse.ArgumentParser) -> None:
+    """--reanalyse and --leak: what the CLI does with studies saved before, training nothing."""
     parser.add_argument(
         "--reanalyse", type=Path, help="compare a saved study again (its stored runs; --metric / --margin) into --out"
     )
@@ -115,8 +122,6 @@ def build_parser() -> argparse.ArgumentParser:
         help="print the windowing comparison of two saved one-fold studies, cut in time and dealt at random: each "
         "model's random - time accuracy over seeds",
     )
-    add_accept_wide(parser)
-    return parser
 
 
 def _add_study_options(design: argparse._ArgumentGroup, ints: Callable[[str], list[int]]) -> None:
