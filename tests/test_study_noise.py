@@ -6,6 +6,7 @@ arithmetic of those scores, and the contract, the checkpoint, both CLIs' command
 from __future__ import annotations
 
 import copy
+import json
 import math
 import re
 
@@ -17,6 +18,7 @@ from core.lab.contract import SCHEMA_VERSION
 from core.lab.data_spec import DataSpec
 from core.lab.experiment.plan import Plan, one_fold_study, run_plan, train_plan
 from core.lab.models import ModelConfig
+from core.lab.reopen import open_saved
 from core.lab.stats import words
 from core.lab.study import StudyPlan, run_study, validate_study
 from core.lab.study.cli import build_parser, main, make_study_plan
@@ -25,6 +27,7 @@ from core.lab.study.contract import load_study
 from core.lab.study.migration import migrate
 from core.lab.study.noise import noise_effects, noise_frame
 from core.lab.training import TrainConfig
+from core.limits import BudgetExceeded
 from tests.study_helpers import one_fold_plan, three_recordings
 
 CONFIG = TrainConfig(model=ModelConfig(patch=16, heads=2, layers=1), epochs=2, threads=1)
@@ -156,3 +159,23 @@ def test_the_study_cli_prints_the_noise_table_and_writes_the_noise_cell(tmp_path
         test_set = "clean" if row["snr_db"] is None else f"{row['snr_db']:g} dB"
         cells = [test_set, words.amount(row["mean_a"]), words.amount(row["mean_b"]), words.points(row["diff"], 2)]
         assert re.search(r"B − B-noPE\s+" + r"\s+".join(map(re.escape, cells)), printed), (cells, printed)
+
+
+def test_a_study_of_too_many_snrs_or_swept_values_is_refused_before_any_table_is_made(noisy_study):
+    with pytest.raises(BudgetExceeded, match="The number of SNRs is 17, over the limit of 16"):
+        StudyPlan(three_recordings(), design="one-fold", models=MODELS, snr_db=range(17))
+    many = copy.deepcopy(noisy_study)
+    many["config"]["snr_db"] = [float(snr) for snr in range(17)]
+    for run in many["runs"]:
+        run["noise"] = {metric: [run[metric]] * 17 for metric in ("accuracy", "f1")}
+    with pytest.raises(BudgetExceeded, match="The number of SNRs is 17, over the limit of 16"):
+        open_saved(json.dumps(many).encode())
+    swept = copy.deepcopy(noisy_study)
+    swept["config"]["sweep"] = {"field": "pe_scale", "values": [0.01 * (i + 1) for i in range(17)]}
+    swept["sweep_runs"] = [{**swept["runs"][0], "pe_scale": value} for value in swept["config"]["sweep"]["values"]]
+    for run in swept["sweep_runs"]:
+        run.pop("noise")
+    with pytest.raises(BudgetExceeded, match="The number of swept values is 17, over the limit of 16"):
+        open_saved(json.dumps(swept).encode())
+    kind, reopened = open_saved(json.dumps(noisy_study).encode())  # within budget: opens, its tables drawable
+    assert kind == "study" and noise_effects(reopened) == noise_effects(noisy_study)

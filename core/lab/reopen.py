@@ -32,6 +32,8 @@ from core.limits import (
     MAX_MATRIX_CELLS,
     MAX_REOPENED_TEXT_CHARS,
     MAX_RUNS,
+    MAX_SNRS,
+    MAX_SWEEP_VALUES,
     MAX_TEXT_CHARS,
     BudgetExceeded,
     check_budget,
@@ -111,6 +113,7 @@ def check_study(study: dict[str, Any]) -> None:
 
 def _check_study(study: dict[str, Any]) -> None:
     _check_counts(study)
+    _check_rows(study)
     validate_study(study)
     models = _check_models((run["model"] for run in study["runs"]), STUDY_MODEL_NAMES)
     check_budget(len(study["config"]["seeds"]), MAX_RUNS, "The number of seeds")
@@ -128,6 +131,18 @@ def _check_study(study: dict[str, Any]) -> None:
         learned = profile["learned_similarity_by_offset"] or ()
         _check_cells(len(learned) * max(width, len(learned)), "a learned position table")
     _drawable(lambda: _study_tables(study))
+
+
+def _check_rows(study: Mapping[str, Any]) -> None:
+    """The SNRs and swept values a study's tables give a row each (for every compared pair), before any is made."""
+    config = study.get("config")
+    snr = config.get("snr_db") if isinstance(config, Mapping) else None
+    check_budget(len(snr) if isinstance(snr, list) else 0, MAX_SNRS, "The number of SNRs")
+    sweep = config.get("sweep") if isinstance(config, Mapping) else None
+    field = sweep.get("field") if isinstance(sweep, Mapping) else "pe_scale"
+    runs = study.get("sweep_runs")
+    values = {str(run.get(field)) for run in runs if isinstance(run, Mapping)} if isinstance(runs, list) else set()
+    check_budget(len(values), MAX_SWEEP_VALUES, "The number of swept values")
 
 
 def sentence_markdown(text: object) -> str:
@@ -213,6 +228,8 @@ def _study_tables(study: Mapping[str, Any]) -> None:
     from core.explain.encodings import sinusoidal
     from core.lab.probes.position import similarity_by_offset
     from core.lab.study.comparisons import comparisons_table, primary_comparison
+    from core.lab.study.noise import noise_effects
+    from core.lab.study.sweep import sweep_effects
     from core.lab.study.tables import fold_scores, half_widths, model_table, paired_frame, per_class, primary_by_metric
 
     config, comparisons = study["config"], study["comparisons"]
@@ -227,6 +244,8 @@ def _study_tables(study: Mapping[str, Any]) -> None:
         paired_frame(study, a, b, config["metric"])
         half_widths(study, a, b, config["metric"])
     order_table(study["order_summary"])
+    noise_effects(study, config["metric"])
+    sweep_effects(study, config["metric"])
     model = config["train"]["model"]
     width = model["d_model"] or model["patch"]
     learned = [

@@ -22,13 +22,16 @@ from core.lab.runs import Stage
 from core.lab.stats import words
 from core.lab.study.comparisons import cell_differences, compared_pairs, study_interval
 from core.lab.vibration.noise import check_snr_list, noise_name, noisy_test_sets
+from core.limits import MAX_SNRS, check_budget
 
 NOISE_METRICS = BLOCK_METRICS  # what a run records at each SNR (the noisy test sets keep no per-window record)
 CLEAN = "clean"  # the table's column of the study's own test windows
 
 
 def checked_snr(snr_db: Sequence[float]) -> list[float]:
-    """The SNRs to score, in order ([] for none); ValueError unless finite and distinct."""
+    """The SNRs to score, in order ([] for none); ValueError unless finite and distinct, BudgetExceeded past
+    MAX_SNRS."""
+    check_budget(len(snr_db), MAX_SNRS, "The number of SNRs")
     return check_snr_list(snr_db) if len(snr_db) else []
 
 
