@@ -173,6 +173,13 @@ def test_the_experiment_cli_writes_its_one_fold_study_beside_its_results(tmp_pat
     study = load_study(tmp_path / "study.json")
     assert study["config"]["design"] == "one-fold" and len(study["runs"]) == 2
     assert study["config"]["command"].startswith("python -m core.experiment --dataset synthetic")
+    capsys.readouterr()
+    both = tmp_path / "both.json.gz"  # with the windowing comparison, the other windowing's study beside it
+    assert main([*words, "--windowing", "time,random", "--out", str(out), "--study-out", str(both)]) == 0
+    printed = capsys.readouterr().out
+    random_study = load_study(tmp_path / "both_random.json.gz")
+    assert random_study["config"]["cutting"]["windowing"] == "random" and len(random_study["runs"]) == 2
+    assert f"python -m core.study --leak {both} {tmp_path / 'both_random.json.gz'}" in printed
     assert main([*words, "--metric", "precision", "--study-out", str(tmp_path / "no.json")]) == 2
     assert "a study compares on one of accuracy" in capsys.readouterr().err and not (tmp_path / "no.json").exists()
     windows = make_windows(three_recordings(), 128)

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from core.lab.experiment.plan import Plan, run_plan
+from core.lab.experiment.plan import Plan, one_fold_study, plan_results, train_plan
 from core.lab.models import ModelConfig
 from core.lab.study import run_study
 from core.lab.study.cli import main
@@ -47,12 +47,27 @@ def test_two_one_fold_studies_give_the_experiments_windowing_comparison_to_the_b
         cutting={"window": 128, "windowing": "time", "windowing_seed": 0},
         evaluations={"compare_windowings": True},
     )
-    block = run_plan(plan)["windowing_comparison"]
+    trained = train_plan(plan)
+    block = plan_results(plan, trained)["windowing_comparison"]
     leak = study_leak(*studies)
     assert list(leak) == MODELS
     for model in MODELS:
         for key in ("diff", "ci95", "ci90", "mde80", "p", "verdict", "sentence"):
             assert leak[model][key] == block["leak"][model][key], (model, key)
+    # the experiment's own two windowings, as two one-fold studies, are those two studies run for run
+    own = {w: one_fold_study(plan, trained, windowing=w) for w in ("time", "random")}
+    for windowing, study in zip(("time", "random"), studies):
+        assert own[windowing]["folds"] == study["folds"]
+        for ours, theirs in zip(own[windowing]["runs"], study["runs"], strict=True):
+            assert ours == {**theirs, "train_seconds": ours["train_seconds"]}
+    assert study_leak(own["time"], own["random"]) == leak
+    assert own["time"] == one_fold_study(plan, trained)  # its own windowing: the study of the experiment itself
+    with pytest.raises(ValueError, match="trained no runs under the random windowing"):
+        one_fold_study(
+            plan_without := Plan(recordings, MODELS, [0], config=CONFIG, cutting={"window": 128}),
+            train_plan(plan_without),
+            windowing="random",
+        )
 
 
 def test_the_leak_is_the_paired_difference_over_seeds_with_its_t_interval(studies):

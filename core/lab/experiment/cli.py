@@ -15,7 +15,9 @@ Old flags still work (core.lab.names): --split for --windowing, and a list after
 the sweeps.
 
 `--study-out study.json` also writes the experiment's own runs as a study with one fold (core.lab.study, design
-one-fold; `one_fold_study`): the same runs with their per-window predictions, compared as a study compares.
+one-fold; `one_fold_study`): the same runs with their per-window predictions, compared as a study compares; with
+`--windowing time,random` the other windowing's runs too, as a second one-fold study beside it (`study_random.json`),
+whose leak `python -m core.study --leak` prints.
 
 It runs `train_plan` and `plan_results` (core.lab.experiment.plan's `run_plan`), which the Fault lab's background
 job runs, so any number on the page can be reproduced here with the same settings; `command_line(results["config"])`
@@ -48,8 +50,10 @@ from core.lab.cli_args import (
 )
 from core.lab.contract import METRICS
 from core.lab.data_spec import DataSpec
+from core.lab.evaluations.windowing_comparison import other_windowing
 from core.lab.experiment.plan import (
     Plan,
+    TrainedPlan,
     check_study_metric,
     main_test_windows,
     one_fold_study,
@@ -245,7 +249,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(plan_wait_line(plan), flush=True)
         trained = train_plan(plan, progress=None if args.quiet else say)
         results = plan_results(plan, trained)
-        study = None if args.study_out is None else one_fold_study(plan, trained, command_line(results["config"]))
+        studies = [] if args.study_out is None else one_fold_studies(plan, trained, results, args.study_out)
     except (DataError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -253,11 +257,34 @@ def main(argv: Sequence[str] | None = None) -> int:
     results["config"]["wall_seconds"] = round(wall_seconds, 2)
     save_results(results, args.out)
     print(report_text(results))
-    if study is not None:
-        save_study(study, args.study_out)
-        print(f"the same runs as a study with one fold written to {args.study_out}")
+    _save_studies(studies)
     print(f"wall time {wall_seconds:.1f} s; results written to {args.out}")
     return 0
+
+
+def _save_studies(studies: Sequence[tuple[Path, dict[str, Any]]]) -> None:
+    written = {}
+    for path, study in studies:
+        save_study(study, path)
+        written[study["config"]["cutting"]["windowing"]] = path
+        print(f"the runs under the {study['config']['cutting']['windowing']} windowing as a one-fold study: {path}")
+    if len(written) == 2:  # a windowing comparison: the leak is the comparison of its two studies
+        print(f"their leak: python -m core.study --leak {written['time']} {written['random']}")
+
+
+def one_fold_studies(
+    plan: Plan, trained: TrainedPlan, results: dict[str, Any], path: Path
+) -> list[tuple[Path, dict[str, Any]]]:
+    """(where, study) of the experiment's own runs as a one-fold study at `path`, and with a windowing comparison
+    its other windowing's runs as a second beside it (`study.json` -> `study_random.json`)."""
+    command = command_line(results["config"])
+    studies = [(path, one_fold_study(plan, trained, command))]
+    if "windowing_comparison" in results:
+        other = other_windowing(plan.main_windowing)
+        base, dot, extension = path.name.partition(".")
+        beside = path.with_name(f"{base}_{other}{dot}{extension}")
+        studies.append((beside, one_fold_study(plan, trained, command, windowing=other)))
+    return studies
 
 
 if __name__ == "__main__":

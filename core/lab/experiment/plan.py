@@ -31,6 +31,7 @@ from core.lab import backends, evaluations
 from core.lab.contract import METRICS
 from core.lab.evaluations import Evaluation
 from core.lab.evaluations.model_sweep import ModelSweep
+from core.lab.evaluations.windowing_comparison import WindowingComparison
 from core.lab.experiment.results import build_results
 from core.lab.models import BASELINE_MODELS, MODEL_NAMES
 from core.lab.names import CUTTING_KEY_RENAMES, ONE_FOLD, SETTING_RENAMES, renamed
@@ -249,23 +250,30 @@ def check_study_metric(metric: str) -> None:
         raise ValueError(f"a study compares on one of {', '.join(STUDY_METRICS)}, not {metric}")
 
 
-def one_fold_study(plan: Plan, trained: TrainedPlan, command: str = "") -> dict[str, Any]:
+def one_fold_study(plan: Plan, trained: TrainedPlan, command: str = "", windowing: str | None = None) -> dict[str, Any]:
     """The experiment's own runs as a study with one fold (core.lab.study, design one-fold): its own windows placed
     in the study's one fold (the fold's starts are theirs; nothing is cut or trained again), its runs recorded and
-    compared as a study's, each with its per-window predictions. ValueError where there is no such study: a plan
-    given finished windows (a study keeps where each window comes from), or a metric a study does not compare on."""
+    compared as a study's, each with its per-window predictions, with the noise and the first sweep it ran as the
+    study's noise cell and sweep. `windowing` the other one of a windowing comparison: that stage's runs as a study
+    of their own (no noise or sweep: those ran under the experiment's own windowing), which core.lab.study.leak
+    compares with the first. ValueError where there is no such study: a plan given finished windows (a study keeps
+    where each window comes from), a metric a study does not compare on, a windowing the plan did not train."""
     if isinstance(trained.data, WindowSet):
         raise ValueError("a study of an experiment needs its recordings, not a finished WindowSet")
     check_study_metric(plan.metric)
     cutting = {key: plan.cutting[key] for key in ("shares", "windowing", "windowing_seed") if key in plan.cutting}
+    stage, cells = trained.stages[0], {"snr_db": plan.evaluations.get("snr_db") or ()}
     sweep, sweep_runs = study_sweep(plan, trained)
+    if windowing not in (None, plan.main_windowing):
+        stage, sweep, sweep_runs = _windowing_stage(plan, trained, windowing), {}, []
+        cutting, cells = {**cutting, "windowing": windowing}, {}
     recordings = main_recordings(plan, trained.data)
     study_plan = StudyPlan(
         recordings,
         design=ONE_FOLD,
         models=plan.models,
         seeds=plan.seeds,
-        config=plan.config,
+        config=stage.config,
         window=plan.cutting.get("window", 1024),
         stride=plan.cutting.get("stride"),
         metric=plan.metric,
@@ -273,19 +281,30 @@ def one_fold_study(plan: Plan, trained: TrainedPlan, command: str = "") -> dict[
         data_settings=dict(plan.data_settings),
         command=command,
         cutting=cutting,
-        snr_db=plan.evaluations.get("snr_db") or (),  # the noise evaluation's scores are the noise cell's
+        **cells,  # the noise evaluation's scores are the noise cell's
         **sweep,
     )
-    build = fold_of(trained.stages[0].windows)  # the windows of those same starts, already cut: not cut again
+    build = fold_of(stage.windows)  # the windows of those same starts, already cut: not cut again
     folds = make_folds(ONE_FOLD, recordings, study_plan.window, 1, study_plan.stride, 1, build, cut=study_plan.cutting)
     rate = plan.config.learning_rate
     runs = [
         with_noise(study_run(run, 0, 0, None if run["model"] in BASELINE_MODELS else rate), run, study_plan.snr_db)
-        for run in trained.runs[MAIN]
+        for run in trained.runs[stage.key]
     ]
     study = build_study(study_plan, recordings, folds, runs, sweep=sweep_runs)
     validate_study(study)
     return study
+
+
+def _windowing_stage(plan: Plan, trained: TrainedPlan, windowing: str) -> Stage:
+    """The stage of the windowing comparison that trained under `windowing`; ValueError when none did."""
+    keys = [
+        evaluation.stage_key(windowing) for evaluation in plan.active if isinstance(evaluation, WindowingComparison)
+    ]
+    stage = next((stage for stage in trained.stages if stage.key in keys), None)
+    if stage is None:
+        raise ValueError(f"this experiment trained no runs under the {windowing} windowing (--windowing time,random)")
+    return stage
 
 
 def study_sweep(plan: Plan, trained: TrainedPlan) -> tuple[dict[str, Any], list[dict[str, Any]]]:
