@@ -48,7 +48,7 @@ def test_a_one_fold_study_trains_the_experiments_runs_bit_for_bit_and_compares_t
     by_cell = {(run["model"], run["seed"]): run for run in study["runs"]}
     for run in experiment["runs"]:
         again = by_cell[(run["model"], run["seed"])]
-        for key in ("accuracy", "f1", "precision", "recall", "confusion_matrix", "epochs", "best_epoch"):
+        for key in ("accuracy", "f1", "precision", "recall", "confusion_matrix", "epochs", "best_epoch", "history"):
             assert again[key] == run[key], (run["model"], run["seed"], key)
 
     ours, theirs = study["comparisons"][0], experiment["comparisons"][0]

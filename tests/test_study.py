@@ -1,6 +1,7 @@
 """The study's folds (no window in two roles, every window tested once per seed, the held-out fault size or
 load never trained on), a tiny study through run_study, the JSON contract, and the CLI."""
 
+import copy
 import gzip
 import json
 import tracemalloc
@@ -108,10 +109,19 @@ def test_a_tiny_study_stores_per_window_predictions_and_its_comparison(recording
     fold_sizes = {fold["fold"]: fold["n_test"] for fold in study["folds"]}
     for run in study["runs"]:
         assert len(run["predictions"]["p_true"]) == fold_sizes[run["fold"]]
+        assert [row["epoch"] for row in run["history"]] == list(range(1, run["epochs"] + 1))  # its training curve
         accuracy = np.mean(np.array(run["predictions"]["true"]) == np.array(run["predictions"]["predicted"]))
         assert run["accuracy"] == pytest.approx(accuracy)
     (primary,) = study["comparisons"]
     assert (primary["a"], primary["b"], primary["p_holm"]) == ("A", "B", primary["p"])
+    for breakage, message in (
+        (lambda run: run["history"][0].pop("val_loss"), r"runs\[0\]\.history\[0\] keys"),
+        (lambda run: run.update(history={}), r"runs\[0\]\.history must be a list"),
+    ):
+        broken = copy.deepcopy(study)
+        breakage(broken["runs"][0])
+        with pytest.raises(ValueError, match=message):
+            validate_study(broken)
     by_cell = {(r["model"], r["fold"], r["seed"]): r["accuracy"] for r in study["runs"]}
     diffs = [by_cell[("B", f, s)] - by_cell[("A", f, s)] for f in range(3) for s in (0, 1)]
     assert primary["diff"] == pytest.approx(100 * np.mean(diffs))

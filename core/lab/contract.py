@@ -26,7 +26,7 @@ from core.limits import MAX_JSON_DEPTH, MAX_REOPENED_BYTES, MAX_REOPENED_TEXT_CH
 
 # 5: both kinds at one version; a results file has kind "results" and `comparisons` (compare(), as a study's) in
 # place of `paired`; a study's config.sweep (was pe_scale_sweep). Older files: core.lab.study.migration
-# 7: a study may record config.snr_db and each run's noise scores (core.lab.study.noise)
+# 7: a study may record config.snr_db, each run's noise scores (core.lab.study.noise) and each run's history
 SCHEMA_VERSION = 7
 METRICS = ("accuracy", "precision", "recall", "f1")  # what every run records, fractions in 0..1
 BLOCK_METRICS = ("accuracy", "f1")  # what the evaluation blocks record per cell
@@ -151,6 +151,16 @@ def _check_nested_cells(where: str, cells: Any, shape: tuple[int, ...]) -> None:
 def run_models(results: Mapping[str, Any]) -> set[str]:
     """The models that have at least one run in `results`."""
     return {run["model"] for run in results["runs"]}
+
+
+def check_history(where: str, history: Any) -> None:
+    """A run's history: per epoch its number, training and validation loss and validation accuracy."""
+    require(isinstance(history, list), f"{where} must be a list")
+    for i, epoch in enumerate(history):
+        check_keys(f"{where}[{i}]", epoch, HISTORY_KEYS)
+        require(is_int(epoch["epoch"]), f"{where}[{i}].epoch must be an integer")
+        for key in HISTORY_KEYS[1:]:
+            require(is_number(epoch[key]), f"{where}[{i}].{key} must be a finite number")
 
 
 def check_order_test(where: str, scores: Any) -> None:

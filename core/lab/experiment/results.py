@@ -39,12 +39,12 @@ from typing import Any
 
 from core.lab import evaluations
 from core.lab.contract import (
-    HISTORY_KEYS,
     METRICS,
     RUN_KEYS,
     SCHEMA_VERSION,
     check_count_matrix,
     check_fractions,
+    check_history,
     check_keys,
     check_order_summary,
     check_order_test,
@@ -166,12 +166,7 @@ def _check_run(where: str, run: Any, n_classes: int) -> None:
     for key in ("train_seconds", "windows_per_second"):
         require(is_number(run[key]) and run[key] >= 0, f"{where}.{key} must be a non-negative number")
     require(isinstance(run["device"], str), f"{where}.device must be a string")
-    require(isinstance(run["history"], list), f"{where}.history must be a list")
-    for i, epoch in enumerate(run["history"]):
-        check_keys(f"{where}.history[{i}]", epoch, HISTORY_KEYS)
-        require(is_int(epoch["epoch"]), f"{where}.history[{i}].epoch must be an integer")
-        for key in HISTORY_KEYS[1:]:
-            require(is_number(epoch[key]), f"{where}.history[{i}].{key} must be a finite number")
+    check_history(f"{where}.history", run["history"])
     check_order_test(f"{where}.order_test", run["order_test"])
 
 

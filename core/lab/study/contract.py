@@ -20,12 +20,13 @@
                     precision, recall, f1, log_loss, per_class_f1, confusion_matrix, epochs, best_epoch,
                     converged, train_seconds, predictions {true, predicted, p_true} in the order of the fold's
                     test windows (class indices; p_true, the probability of the true class, to 4 decimals);
+                    history (per epoch: epoch, train_loss, val_loss, val_accuracy; from version 7);
+                    with config.snr_db (core.lab.study.noise), also noise {accuracy, f1}: its score on its fold's
+                    test windows with white noise at each SNR of config.snr_db, in that order;
                     a baseline's (spectrum-LR): learning_rate null, epochs 0, and its C
     tuning_runs     the --tune-lr trials (the first of the study's seeds, per (repeat, fold, model, rate)): model,
                     seed, repeat, fold, learning_rate, val_loss (its best), best_epoch, epochs, converged;
                     under protocol 3, val_loss and val_accuracy of the epoch it restores
-                    with config.snr_db (core.lab.study.noise), also noise {accuracy, f1}: its score on its fold's
-                    test windows with white noise at each SNR of config.snr_db, in that order
     sweep_runs      the sweep's runs (core.lab.study.sweep), as runs plus the value of the swept field under its
                     name; empty without one, whose field and values are then config.sweep {field, values}
     comparisons     per comparison (core.lab.study.comparisons): a, b, metric, diff, ci95, ci90, margin, mde80, p,
@@ -58,6 +59,7 @@ from core.lab.contract import (
     SCHEMA_VERSION,
     check_count_matrix,
     check_fractions,
+    check_history,
     check_keys,
     check_number_list,
     check_number_matrix,
@@ -153,12 +155,14 @@ MAX_STUDY_BYTES = MAX_REOPENED_BYTES  # the CLI reads a study within the same si
 
 
 PLACED = ("fold", "repeat", "learning_rate")  # what the study knows of a run that training does not
+# a baseline's C; a trained run's history, its training curves (runs of studies written before version 7 have none)
+KEPT_WHEN_GIVEN = ("C", "history")
 
 
 def study_run(run: Mapping[str, Any], fold: int, repeat: int = 0, learning_rate: float | None = None) -> dict[str, Any]:
     """The study's record of one finished training run (core.lab.training.train's dict) of this (repeat, fold),
     trained at `learning_rate`."""
-    kept = {key: run[key] for key in (*RUN_KEYS, "C") if key not in PLACED and (key != "C" or key in run)}
+    kept = {key: run[key] for key in (*RUN_KEYS, *KEPT_WHEN_GIVEN) if key not in PLACED and key in run}
     return to_plain({**kept, "fold": fold, "repeat": repeat, "learning_rate": learning_rate})
 
 
@@ -321,7 +325,9 @@ def _check_fold(where: str, fold: Any, n_recordings: int) -> None:
 def _check_run(
     where: str, run: Any, n_classes: int, folds: Mapping[tuple[int, int], int], optional: Sequence[str] = ()
 ) -> None:
-    check_keys(where, run, RUN_KEYS, (*optional, "C"))
+    check_keys(where, run, RUN_KEYS, (*optional, *KEPT_WHEN_GIVEN))
+    if "history" in run:
+        check_history(f"{where}.history", run["history"])
     require(is_text(run["model"], MAX_TEXT_CHARS), f"{where}.model must be a model name")
     check_run_rate(where, run)
     require(is_int(run["seed"]), f"{where}.seed must be an integer")

@@ -13,7 +13,7 @@ migration, which the page's Open (core.lab.reopen), both loaders and the study C
                       compute null, no tuning or sweep runs, no decomposition
              4 -> 5   config.pe_scale_sweep becomes config.sweep {field "pe_scale", values}
              5 -> 6   nothing (the results JSON's rename; the two kinds share one schema_version)
-             6 -> 7   nothing: a study may now record config.snr_db and each run's noise (core.lab.study.noise)
+             6 -> 7   nothing: a study may now record config.snr_db, each run's noise (core.lab.study.noise) and history
 
 Every number a file stores is kept (a results file's comparisons are computed again from its runs, as a fresh
 experiment computes them). Anything else comes back as it is, for the validators to accept (the current
@@ -125,7 +125,7 @@ def _results_5_to_6(old: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _results_6_to_7(old: Mapping[str, Any]) -> dict[str, Any]:
-    """Nothing in a results file changed: version 7 let a study record noise scores (config.snr_db, runs' noise)."""
+    """Nothing in a results file changed: version 7 let a study record noise scores and each run's history."""
     return {**old, "schema_version": 7}
 
 
@@ -194,7 +194,8 @@ def _study_5_to_6(old: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _study_6_to_7(old: Mapping[str, Any]) -> dict[str, Any]:
-    """Nothing to change: version 7 only added what a study may record (config.snr_db and each run's noise)."""
+    """Nothing to change: version 7 only added what a study may record (config.snr_db, each run's noise and
+    history)."""
     return {**old, "schema_version": 7}
 
 
