@@ -193,7 +193,7 @@ def test_a_fault_in_the_one_fold_study_loses_no_finished_press(monkeypatch, capl
     def broken(*args, **kwargs):
         raise RuntimeError("a fault no check foresaw")
 
-    monkeypatch.setattr(jobs, "one_fold_study", broken)
+    monkeypatch.setattr(jobs, "experiment_studies", broken)
     windows_plan = Plan(three_recordings(), ["B"], [0], config=CONFIG, cutting={"window": 128})
     job = jobs.start(windows_plan)
     assert job.wait(120) and job.status().state == "done"

@@ -20,6 +20,7 @@ from core.lab.figures.study import MAP_TRACES
 from core.lab.jobs import JobStatus
 from core.lab.models import ModelConfig, check_model_settings
 from core.lab.shipped import read_map
+from core.lab.study.leak import study_leak
 from core.lab.vibration import example_csv
 from core.safe_text import markdown_literal
 from tests.apptest_utils import (
@@ -395,6 +396,12 @@ def test_evaluations_beyond_one_experiment_show_their_tables_and_the_cli_command
     b_at_0 = [run["noise"]["accuracy"][0] for run in study["runs"] if run["model"] == "B"]
     assert b_at_0 == results["noise"]["accuracy"]["B"][0]["values"]
     assert any(m.value.startswith("**The pairs compared with noise**") for m in at.markdown)
+    other = at.session_state[keys.OTHER_WINDOWING_KEY]  # the windowing comparison's second windowing, a study
+    assert other["config"]["cutting"]["windowing"] == "random" and "dl_one_fold_other" in _download_keys(at)
+    leak = study_leak(study, other)
+    assert {model: row["diff"] for model, row in leak.items()} == {
+        model: row["diff"] for model, row in results["windowing_comparison"]["leak"].items()
+    }
     field = study["config"]["sweep"]["field"]  # the first sweep: a study sweeps one field, with its intervals
     assert field in ("d_model", "pe_scale") and study["sweep_runs"]
     assert any(m.value.startswith(f"**The encoding's effect at each {markdown_literal(field)}**") for m in at.markdown)

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.lab.experiment.cli import command_line
-from core.lab.experiment.plan import Plan, one_fold_study, plan_results, train_plan
+from core.lab.experiment.plan import Plan, experiment_studies, plan_results, train_plan
 from core.lab.report import plural
 from core.lab.runs import MAIN, EpochEnded, Event, PlanStopped, RunFinished, RunStarted, StageStarted
 from core.lab.study.runner import StudyPlan, run_study
@@ -124,7 +124,7 @@ class Job:
         self._weights: dict[str, dict[str, Any]] = {}
         self._error: str | None = None
         self._result: dict[str, Any] | None = None
-        self._one_fold: dict[str, Any] | None = None
+        self._one_fold: dict[str, dict[str, Any]] = {}  # a finished experiment's one-fold studies, by windowing
         self._started_at: float | None = None
         self._ended_at: float | None = None
 
@@ -171,12 +171,14 @@ class Job:
         with self._lock:
             return self._result
 
-    def one_fold_study(self) -> dict[str, Any] | None:
-        """A finished experiment's own runs as a study with one fold (core.lab.experiment.plan.one_fold_study); None
-        for a study, a stopped experiment, or one that has no such study (finished windows, a metric a study does
-        not compare on)."""
+    def one_fold_study(self, windowing: str | None = None) -> dict[str, Any] | None:
+        """A finished experiment's own runs as a study with one fold (core.lab.experiment.plan.one_fold_study), or with
+        `windowing` the other one of its windowing comparison; None for a study, a stopped experiment, one that has
+        no such study (finished windows, a metric a study does not compare on) or no runs under that windowing."""
         with self._lock:
-            return self._one_fold
+            if not self._one_fold:
+                return None
+            return self._one_fold.get(windowing or self.plan.main_windowing)
 
     def weights(self) -> dict[str, dict[str, Any]]:
         """State dicts of the finished runs (CPU tensors), keyed "A/seed0"; empty unless plan.keep_weights."""
@@ -232,14 +234,14 @@ class Job:
         trained = train_plan(self.plan, progress=self._on_event, should_stop=self._should_stop)
         results = plan_results(self.plan, trained)
         try:
-            study = one_fold_study(self.plan, trained, command_line(results["config"]))
+            studies = experiment_studies(self.plan, trained, command_line(results["config"]))
         except ValueError:  # no such study for this plan (see one_fold_study): the results stand alone
-            study = None
-        except Exception as error:  # a fault in the extra file must not lose a finished press: logged, left out
+            studies = {}
+        except Exception as error:  # a fault in the extra files must not lose a finished press: logged, left out
             _log.warning("job %d: no one-fold study of its runs (%s: %s)", self.job_id, type(error).__name__, error)
-            study = None
+            studies = {}
         with self._lock:
-            self._one_fold = study
+            self._one_fold = studies
         return results
 
     def _should_stop(self) -> bool:

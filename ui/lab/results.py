@@ -28,7 +28,7 @@ from ui.common import data_section, show_figure, show_table
 from ui.lab.data import LoadedData
 from ui.lab.experiment import files_to_save
 from ui.lab.inside import attention_section, order_section
-from ui.lab.keys import MESSAGE_KEY, ONE_FOLD_KEY, RESULTS_KEY, WEIGHTS_KEY
+from ui.lab.keys import MESSAGE_KEY, ONE_FOLD_KEY, OTHER_WINDOWING_KEY, RESULTS_KEY, WEIGHTS_KEY
 
 
 def _noise_figure(block: Mapping[str, Any]) -> None:
@@ -73,7 +73,8 @@ def draw_or_close(draw: Callable[[], None], keys: Sequence[str], what: str) -> N
 def results_section(results: Mapping[str, Any], data: LoadedData) -> None:
     """Everything the page shows of a results JSON (trained here or opened), closed when it cannot be drawn."""
     # results that cannot be drawn are closed with their weights, so the rest of the page stays usable
-    draw_or_close(lambda: _draw_results(results, data), (RESULTS_KEY, WEIGHTS_KEY, ONE_FOLD_KEY), "The results")
+    keys = (RESULTS_KEY, WEIGHTS_KEY, ONE_FOLD_KEY, OTHER_WINDOWING_KEY)
+    draw_or_close(lambda: _draw_results(results, data), keys, "The results")
 
 
 def _draw_results(results: Mapping[str, Any], data: LoadedData) -> None:
@@ -185,17 +186,10 @@ def _reproduce(config: Mapping[str, Any]) -> None:
 MIME_TYPES = {"json": "application/json", "csv": "text/csv", "pt": "application/octet-stream"}
 
 
-def _downloads(results: Mapping[str, Any]) -> None:
-    """The results JSON, the runs as CSV and (trained here) the weights and the runs as a one-fold study."""
-    # each written when clicked, not on every rerun: a reopened file near the size limit takes seconds and several
-    # hundred MB to serialise again
-    offered = [
-        ("Results (JSON)", lambda: json.dumps(results, indent=1), "pe_lab_results.json", "dl_json", None),
-        ("Runs (CSV)", lambda: report.runs_table(results).to_csv(index=False), "pe_lab_runs.csv", "dl_runs", None),
-    ]
-    if weights := st.session_state.get(WEIGHTS_KEY):
-        weights_help = "torch.load(path, weights_only=True) gives {'A/seed0': state_dict, ...}"
-        offered.append(("Trained weights (torch)", weights, "pe_lab_weights.pt", "dl_weights", weights_help))
+def _study_downloads() -> list[tuple[str, Any, str, str, str]]:
+    """The press's runs as a one-fold study, and with a windowing comparison the other windowing's runs as a second
+    (the two `python -m core.study --leak` compares): (label, data, file name, key, help) of each kept."""
+    offered = []
     if study := st.session_state.get(ONE_FOLD_KEY):
         study_help = "The same runs as a study with one fold, each window's prediction kept: 5 · Study opens it"
         offered.append(
@@ -207,7 +201,33 @@ def _downloads(results: Mapping[str, Any]) -> None:
                 study_help,
             )
         )
-    for column, (label, data, file_name, key, help_text) in zip(st.columns(4), offered, strict=False):
+    if other := st.session_state.get(OTHER_WINDOWING_KEY):
+        windowing = other["config"]["cutting"]["windowing"]
+        offered.append(
+            (
+                f"The {windowing} windowing as a study (JSON)",
+                lambda: json.dumps(other, indent=1),
+                f"pe_lab_one_fold_study_{windowing}.json",
+                "dl_one_fold_other",
+                f"The {windowing} windowing's runs as a one-fold study; `python -m core.study --leak` compares the two",
+            )
+        )
+    return offered
+
+
+def _downloads(results: Mapping[str, Any]) -> None:
+    """The results JSON, the runs as CSV and (trained here) the weights and the runs as a one-fold study."""
+    # each written when clicked, not on every rerun: a reopened file near the size limit takes seconds and several
+    # hundred MB to serialise again
+    offered = [
+        ("Results (JSON)", lambda: json.dumps(results, indent=1), "pe_lab_results.json", "dl_json", None),
+        ("Runs (CSV)", lambda: report.runs_table(results).to_csv(index=False), "pe_lab_runs.csv", "dl_runs", None),
+    ]
+    if weights := st.session_state.get(WEIGHTS_KEY):
+        weights_help = "torch.load(path, weights_only=True) gives {'A/seed0': state_dict, ...}"
+        offered.append(("Trained weights (torch)", weights, "pe_lab_weights.pt", "dl_weights", weights_help))
+    offered += _study_downloads()
+    for column, (label, data, file_name, key, help_text) in zip(st.columns(len(offered)), offered, strict=True):
         column.download_button(
             label,
             data,

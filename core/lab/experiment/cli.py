@@ -50,13 +50,12 @@ from core.lab.cli_args import (
 )
 from core.lab.contract import METRICS
 from core.lab.data_spec import DataSpec
-from core.lab.evaluations.windowing_comparison import other_windowing
 from core.lab.experiment.plan import (
     Plan,
     TrainedPlan,
     check_study_metric,
+    experiment_studies,
     main_test_windows,
-    one_fold_study,
     plan_results,
     train_plan,
 )
@@ -275,16 +274,15 @@ def _save_studies(studies: Sequence[tuple[Path, dict[str, Any]]]) -> None:
 def one_fold_studies(
     plan: Plan, trained: TrainedPlan, results: dict[str, Any], path: Path
 ) -> list[tuple[Path, dict[str, Any]]]:
-    """(where, study) of the experiment's own runs as a one-fold study at `path`, and with a windowing comparison
-    its other windowing's runs as a second beside it (`study.json` -> `study_random.json`)."""
-    command = command_line(results["config"])
-    studies = [(path, one_fold_study(plan, trained, command))]
-    if "windowing_comparison" in results:
-        other = other_windowing(plan.main_windowing)
-        base, dot, extension = path.name.partition(".")
-        beside = path.with_name(f"{base}_{other}{dot}{extension}")
-        studies.append((beside, one_fold_study(plan, trained, command, windowing=other)))
-    return studies
+    """(where, study) of each of the experiment's one-fold studies (core.lab.experiment.plan.experiment_studies):
+    its own at `path`, and with a windowing comparison the other windowing's beside it (`study.json` ->
+    `study_random.json`)."""
+    studies = experiment_studies(plan, trained, command_line(results["config"]))
+    base, dot, extension = path.name.partition(".")
+    return [
+        (path if windowing == plan.main_windowing else path.with_name(f"{base}_{windowing}{dot}{extension}"), study)
+        for windowing, study in studies.items()
+    ]
 
 
 if __name__ == "__main__":

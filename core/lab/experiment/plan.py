@@ -31,7 +31,7 @@ from core.lab import backends, evaluations
 from core.lab.contract import METRICS
 from core.lab.evaluations import Evaluation
 from core.lab.evaluations.model_sweep import ModelSweep
-from core.lab.evaluations.windowing_comparison import WindowingComparison
+from core.lab.evaluations.windowing_comparison import WindowingComparison, other_windowing
 from core.lab.experiment.results import build_results
 from core.lab.models import BASELINE_MODELS, MODEL_NAMES
 from core.lab.names import CUTTING_KEY_RENAMES, ONE_FOLD, SETTING_RENAMES, renamed
@@ -294,6 +294,17 @@ def one_fold_study(plan: Plan, trained: TrainedPlan, command: str = "", windowin
     study = build_study(study_plan, recordings, folds, runs, sweep=sweep_runs)
     validate_study(study)
     return study
+
+
+def experiment_studies(plan: Plan, trained: TrainedPlan, command: str = "") -> dict[str, dict[str, Any]]:
+    """Every one-fold study of the experiment's runs, by windowing: its own (`one_fold_study`), and with a windowing
+    comparison the other windowing's, the two whose comparison (core.lab.study.leak) is the leak. ValueError where
+    there is no study of it (see one_fold_study)."""
+    studies = {plan.main_windowing: one_fold_study(plan, trained, command)}
+    if any(isinstance(evaluation, WindowingComparison) for evaluation in plan.active):
+        other = other_windowing(plan.main_windowing)
+        studies[other] = one_fold_study(plan, trained, command, windowing=other)
+    return studies
 
 
 def _windowing_stage(plan: Plan, trained: TrainedPlan, windowing: str) -> Stage:
