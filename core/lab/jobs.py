@@ -16,9 +16,9 @@ owner at most MAX_JOBS_PER_SESSION, refused with core.limits.BudgetExceeded, and
 once its page has stopped asking for its status (the tab was closed) for `abandoned_after_s`. The CLIs pass no
 owner: their jobs are bound by nothing here.
 
-The job runs `train_plan` and `plan_results` (core.lab.experiment.plan's `run_plan`, keeping the experiment's runs as a
-one-fold study beside its results) or, for a StudyPlan, `run_study` (core.lab.study), as the CLIs do,
-and follows it through their progress events; the result is the results JSON or the study JSON.
+The job runs `train_plan` and `plan_results` (core.lab.experiment.plan's `run_plan`, keeping the experiment's runs as
+one-fold studies beside its results, `experiment_studies`) or, for a StudyPlan, `run_study` (core.lab.study), as the
+CLIs do, and follows it through their progress events; the result is the results JSON or the study JSON.
 """
 
 from __future__ import annotations
