@@ -19,6 +19,7 @@ from core.lab.contract import SCHEMA_VERSION, json_extent, read_json
 from core.lab.models import MODEL_NAMES
 from core.lab.reopen import NOT_OURS, open_saved, sentence_markdown
 from core.lab.shipped import SHIPPED_STUDIES
+from core.lab.study.contract import read_study
 from core.lab.study.migration import migrate
 from core.limits import MAX_CLASSES, MAX_HISTORY_EPOCHS, MAX_JSON_DEPTH, MAX_MATRIX_CELLS, MAX_RUNS, BudgetExceeded
 from core.safe_text import markdown_literal
@@ -362,3 +363,11 @@ def test_a_results_file_that_carries_its_kind_opens_from_the_version_it_was_writ
         saved["config"]["data"] = {("split_seed" if k == "windowing_seed" else k): v for k, v in data.items()}
     assert saved["kind"] == "results"
     assert open_saved(encoded(saved)) == ("results", current)
+
+
+@pytest.mark.parametrize("kind", [["results"], {"a": 1}, 7, None])
+def test_a_file_of_a_foreign_kind_is_left_as_it_is_and_refused_in_words(kind):
+    document = {"kind": kind, "schema_version": 3}
+    assert migrate(document) == document  # no step, and no TypeError for a kind that cannot be looked up
+    with pytest.raises(ValueError, match="invalid study JSON: it is not a PE Lab study"):
+        read_study(json.dumps(document))

@@ -216,7 +216,7 @@ def _study_downloads() -> list[tuple[str, Any, str, str, str]]:
 
 
 def _downloads(results: Mapping[str, Any]) -> None:
-    """The results JSON, the runs as CSV and (trained here) the weights and the runs as a one-fold study."""
+    """The results JSON, the runs as CSV and (trained here) the weights and the runs as one-fold studies."""
     # each written when clicked, not on every rerun: a reopened file near the size limit takes seconds and several
     # hundred MB to serialise again
     offered = [

@@ -42,7 +42,8 @@ def migrate(document: Any) -> Any:
     if not isinstance(document, Mapping):
         return document
     kind = document.get("kind", "results")  # results files had no kind before version 5
-    steps = {"study": STUDY_STEPS, "results": RESULTS_STEPS}.get(kind, {})
+    # compared, not looked up: a foreign file's kind may be any JSON value, a list among them
+    steps = STUDY_STEPS if kind == "study" else RESULTS_STEPS if kind == "results" else {}
     while document.get("schema_version") in steps:
         document = steps[document["schema_version"]](document)
     return document
