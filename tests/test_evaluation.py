@@ -13,7 +13,7 @@ from core.lab.experiment.results import validate_results
 from core.lab.models import ModelConfig, embedding_models
 from core.lab.runs import RunFinished, StageStarted
 from core.lab.training import TrainConfig
-from core.lab.vibration import DataError, Recording, make_windows, synthetic_bearing_set
+from core.lab.vibration import DataError, Recording, loads, make_windows, synthetic_bearing_set
 from core.lab.vibration import noise as vibration_noise
 
 T_975_2DF = 4.302652729911275  # Student t, 97.5 % quantile, 2 degrees of freedom
@@ -117,7 +117,7 @@ def test_cross_load_refuses_missing_loads_and_recordings_without_a_load():
 def test_all_windows_cuts_every_window_and_keeps_the_training_statistics():
     signal = np.arange(1000, dtype=np.float64)
     recordings = [Recording(signal, 1000, "IR007"), Recording(-signal[:500], 1000, "OR007")]
-    x, y = cross_load.all_windows(recordings, ["OR007", "IR007"], window=100, stride=50, mean=10.0, std=2.0)
+    x, y = loads.all_windows(recordings, ["OR007", "IR007"], window=100, stride=50, mean=10.0, std=2.0)
     # (1000 - 100) / 50 + 1 = 19 windows, then (500 - 100) / 50 + 1 = 9
     assert x.shape == (28, 100) and list(y) == [1] * 19 + [0] * 9
     assert x[1, 0] == pytest.approx((50 - 10.0) / 2.0)  # the second window starts at sample 50
@@ -127,8 +127,8 @@ def test_all_windows_cuts_every_window_and_keeps_the_training_statistics():
 def test_the_train_load_is_scored_on_its_held_out_block_and_other_loads_on_all_windows():
     recordings = cwru_like_set()
     classes, _ = cross_load.common_classes(recordings, [0], [0, 1])
-    windows = make_windows(cross_load.recordings_at(recordings, 0, classes), window=256)
-    sets = cross_load.cross_load_test_sets(recordings, windows, train_load=0, test_loads=[0, 1])
+    windows = make_windows(loads.recordings_at(recordings, 0, classes), window=256)
+    sets = loads.cross_load_test_sets(recordings, windows, train_load=0, test_loads=[0, 1])
     assert sets["load 0 HP"][0] is windows.x_test
     x, y = sets["load 1 HP"]
     assert len(x) == 9 * (6000 // 256)  # 0.5 s at 12 kHz: 23 whole windows per recording

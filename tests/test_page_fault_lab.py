@@ -406,6 +406,10 @@ def test_evaluations_beyond_one_experiment_show_their_tables_and_the_cli_command
     assert field in ("d_model", "pe_scale") and study["sweep_runs"]
     assert any(m.value.startswith(f"**The encoding's effect at each {markdown_literal(field)}**") for m in at.markdown)
     assert results["cross_load"]["train_loads"] == [0] and results["cross_load"]["test_loads"] == [1]
+    assert (study["config"]["train_loads"], study["config"]["test_loads"]) == ([0], [1])  # the study's cell
+    b_at_1 = [run["cross_load"]["accuracy"][0] for run in study["runs"] if run["model"] == "B"]
+    assert b_at_1 == [cell["values"] for cell in results["cross_load"]["accuracy"]["B"][0]][0]
+    assert any(m.value.startswith("**The pairs compared at each test load**") for m in at.markdown)
     assert set(results["windowing_comparison"]["windowings"]) == {"time", "random"}
     command = at.code[0].value
     assert command.startswith("python -m core.experiment --dataset synthetic")

@@ -105,7 +105,7 @@ def test_load_out_with_train_loads_trains_there_alone_and_tests_each_other_load_
         make_folds("load-out", recordings, WINDOW, train_loads=[0], test_loads=[5])
     with pytest.raises(ValueError, match="disjoint"):
         make_folds("load-out", recordings, WINDOW, train_loads=[0, 1], test_loads=[1])
-    with pytest.raises(ValueError, match="load-out design"):
+    with pytest.raises(ValueError, match="load-out and one-fold designs, not time-cv"):
         make_folds("time-cv", recordings, WINDOW, train_loads=[0])
 
 

@@ -34,6 +34,7 @@ from core.limits import (
     MAX_RUNS,
     MAX_SNRS,
     MAX_SWEEP_VALUES,
+    MAX_TEST_LOADS,
     MAX_TEXT_CHARS,
     BudgetExceeded,
     check_budget,
@@ -134,10 +135,13 @@ def _check_study(study: dict[str, Any]) -> None:
 
 
 def _check_rows(study: Mapping[str, Any]) -> None:
-    """The SNRs and swept values a study's tables give a row each (for every compared pair), before any is made."""
+    """The SNRs, test loads and swept values a study's tables give a row each (for every compared pair), before any
+    is made."""
     config = study.get("config")
     snr = config.get("snr_db") if isinstance(config, Mapping) else None
     check_budget(len(snr) if isinstance(snr, list) else 0, MAX_SNRS, "The number of SNRs")
+    loads = config.get("test_loads") if isinstance(config, Mapping) else None
+    check_budget(len(loads) if isinstance(loads, list) else 0, MAX_TEST_LOADS, "The number of test loads")
     sweep = config.get("sweep") if isinstance(config, Mapping) else None
     field = sweep.get("field") if isinstance(sweep, Mapping) else "pe_scale"
     runs = study.get("sweep_runs")
@@ -228,6 +232,7 @@ def _study_tables(study: Mapping[str, Any]) -> None:
     from core.explain.encodings import sinusoidal
     from core.lab.probes.position import similarity_by_offset
     from core.lab.study.comparisons import comparisons_table, primary_comparison
+    from core.lab.study.cross_load import cross_load_effects
     from core.lab.study.noise import noise_effects
     from core.lab.study.sweep import sweep_effects
     from core.lab.study.tables import fold_scores, half_widths, model_table, paired_frame, per_class, primary_by_metric
@@ -245,6 +250,7 @@ def _study_tables(study: Mapping[str, Any]) -> None:
         half_widths(study, a, b, config["metric"])
     order_table(study["order_summary"])
     noise_effects(study, config["metric"])
+    cross_load_effects(study, config["metric"])
     sweep_effects(study, config["metric"])
     model = config["train"]["model"]
     width = model["d_model"] or model["patch"]

@@ -21,6 +21,7 @@ from core.lab.reopen import sentence_markdown
 from core.lab.report import confusion_frame, mean_per_class_f1, summed_confusion
 from core.lab.stats.summary import DEFAULT_MARGIN, PRIMARY_PAIR, REFERENCE_MODEL
 from core.lab.stats.words import rule_caption
+from core.lab.study.cross_load import cross_load_effects, cross_load_frame
 from core.lab.study.noise import noise_effects, noise_frame
 from core.lab.study.sweep import sweep_effects, sweep_frame
 from core.safe_text import markdown_literal
@@ -131,16 +132,28 @@ def _figures(results: Mapping[str, Any]) -> None:
         )
 
 
+SAME_SEEDS = "b − a on the same seeds, 95 % CI over seeds, unadjusted"
+CELL_TABLES = {  # an evaluation whose runs are a cell of the press's one-fold study: its effects, table, heading
+    "noise": (noise_effects, noise_frame, f"**The pairs compared with noise**: {SAME_SEEDS}"),
+    "cross_load": (
+        cross_load_effects,
+        cross_load_frame,
+        f"**The pairs compared at each test load**, trained at the first train load as the experiment itself: "
+        f"{SAME_SEEDS}",
+    ),
+}
+
+
 def _effects_of(key: str, metric: str) -> None:
-    """The pairs compared under an evaluation, from the press's own runs as a one-fold study (its noise cell,
-    core.lab.study.noise, or its sweep, core.lab.study.sweep): b − a on the same seeds with a 95 % CI over them;
-    nothing for a reopened results file, which holds the means alone."""
+    """The pairs compared under an evaluation, from the press's own runs as a one-fold study (its noise or
+    cross-load cell, core.lab.study.cells, or its sweep, core.lab.study.sweep): b − a on the same seeds with a 95 %
+    CI over them; nothing for a reopened results file, which holds the means alone."""
     study = st.session_state.get(ONE_FOLD_KEY)
     if not study:
         return
-    if key == "noise" and (effects := noise_effects(study, metric)):
-        st.markdown("**The pairs compared with noise**: b − a on the same seeds, 95 % CI over seeds, unadjusted")
-        show_table(noise_frame(effects), "noise_effects")
+    if key in CELL_TABLES and (effects := CELL_TABLES[key][0](study, metric)):
+        st.markdown(CELL_TABLES[key][2])
+        show_table(CELL_TABLES[key][1](effects), f"{key}_effects")
     sweep = study["config"].get("sweep", {})
     if key == f"{sweep.get('field')}_sweep" and (effects := sweep_effects(study, metric)):
         st.markdown(

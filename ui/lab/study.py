@@ -21,6 +21,7 @@ from core.lab.stats.power import STUDY_ADVICE, reaches_bound, too_few_windows
 from core.lab.study import comparisons_table
 from core.lab.study.command import study_command
 from core.lab.study.comparisons import primary_comparison
+from core.lab.study.cross_load import cross_load_effects, cross_load_frame
 from core.lab.study.folds import windows_tested_per_fold
 from core.lab.study.noise import noise_effects, noise_frame
 from core.lab.study.runner import StudyPlan
@@ -176,6 +177,13 @@ def show_study(study: dict[str, Any], verdict_shown: bool = False) -> None:
             "CI unadjusted: a description, not a verdict"
         )
         show_table(noise_frame(effects), "study_noise")
+    if effects := cross_load_effects(study, config["metric"]):
+        st.markdown(
+            f"**At other loads**: each run trained at {config['train_loads'][0]} scored again on every window at each "
+            f"test load (nothing retrained), {markdown_literal(effects[0]['metric'])} in %, the pairs compared on "
+            "the same cells, 95 % CI unadjusted: a description, not a verdict"
+        )
+        show_table(cross_load_frame(effects), "study_cross_load")
     with data_section("study_figures"):  # one download for the study's figures (the tables keep their own)
         _study_figures(study, comparisons)
 

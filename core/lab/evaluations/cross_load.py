@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from core.lab.contract import (
@@ -25,9 +24,7 @@ from core.lab.evaluations.base import MAIN, Evaluation, RunsByStage, Setting
 from core.lab.report import plural
 from core.lab.stats.summary import cell
 from core.lab.stats.words import percent_cell
-from core.lab.vibration.loads import common_classes, loads_of
-from core.lab.vibration.types import DataError, Recording
-from core.lab.vibration.windows import WindowSet
+from core.lab.vibration.loads import common_classes, cross_load_test_sets, load_name, recordings_at
 
 METHOD = (
     "one model per train load, model and seed; a test load equal to the train load is scored on the held-out "
@@ -47,57 +44,6 @@ def check_loads(
     if len(set(train_loads)) != len(train_loads) or len(set(test_loads)) != len(test_loads):
         raise ValueError(f"loads must not repeat; got train {train_loads}, test {test_loads}")
     return train_loads, test_loads
-
-
-def recordings_at(recordings: Sequence[Recording], load: int, classes: Sequence[str]) -> list[Recording]:
-    """The recordings at motor load `load` of the classes `classes`."""
-    return [r for r in loads_of(recordings)[load] if r.label in classes]
-
-
-def all_windows(
-    recordings: Sequence[Recording], class_names: Sequence[str], window: int, stride: int, mean: float, std: float
-) -> tuple[np.ndarray, np.ndarray]:
-    """Every window of every recording (none was trained on), normalised with the training statistics.
-
-    Used for a load the model never saw: all of it is test data. Keeping the training mean and std, rather
-    than normalising each load by its own, is what a deployed model would do.
-    """
-    pieces, labels = [], []
-    for recording in recordings:
-        if len(recording.signal) < window:
-            continue
-        cut = np.lib.stride_tricks.sliding_window_view(recording.signal, window)[::stride]  # (n, window)
-        pieces.append(cut)
-        labels.append(np.full(len(cut), list(class_names).index(recording.label), dtype=np.int64))
-    if not pieces:
-        raise DataError(f"No recording at this load is as long as one window ({window} samples).")
-    x = (np.concatenate(pieces) - mean) / std
-    return x.astype(np.float32), np.concatenate(labels)
-
-
-def load_name(load: int) -> str:
-    """The name of a load's test set, e.g. "load 1 HP"."""
-    return f"load {load} HP"
-
-
-def cross_load_test_sets(
-    recordings: Sequence[Recording], windows: WindowSet, train_load: int, test_loads: Sequence[int]
-) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """Test sets for a model trained on `windows` (cut from `train_load`), keyed by `load_name`.
-
-    The train load itself is scored on the held-out test block of its own split; any other load on all
-    its windows of the classes in `windows.class_names`, normalised with the training statistics.
-    """
-    sets = {}
-    for load in test_loads:
-        if load == train_load:
-            sets[load_name(load)] = (windows.x_test, windows.y_test)
-        else:
-            at_load = recordings_at(recordings, load, windows.class_names)
-            sets[load_name(load)] = all_windows(
-                at_load, windows.class_names, windows.window, windows.stride, windows.mean, windows.std
-            )
-    return sets
 
 
 def cross_load_block(

@@ -30,6 +30,7 @@ from typing import Any
 from core.lab import backends, evaluations
 from core.lab.contract import METRICS
 from core.lab.evaluations import Evaluation
+from core.lab.evaluations.cross_load import CrossLoad
 from core.lab.evaluations.model_sweep import ModelSweep
 from core.lab.evaluations.windowing_comparison import WindowingComparison, other_windowing
 from core.lab.experiment.results import build_results
@@ -49,8 +50,8 @@ from core.lab.runs import (
 )
 from core.lab.study.comparisons import STUDY_METRICS
 from core.lab.study.contract import study_run, validate_study
+from core.lab.study.final_runs import with_cells
 from core.lab.study.folds import fold_of, make_folds
-from core.lab.study.noise import with_noise
 from core.lab.study.record import build_study
 from core.lab.study.runner import StudyPlan
 from core.lab.study.sweep import swept_models
@@ -264,10 +265,12 @@ def one_fold_study(plan: Plan, trained: TrainedPlan, command: str = "", windowin
     cutting = {key: plan.cutting[key] for key in ("shares", "windowing", "windowing_seed") if key in plan.cutting}
     stage, cells = trained.stages[0], {"snr_db": plan.evaluations.get("snr_db") or ()}
     sweep, sweep_runs = study_sweep(plan, trained)
+    recordings = main_recordings(plan, trained.data)
     if windowing not in (None, plan.main_windowing):
         stage, sweep, sweep_runs = _windowing_stage(plan, trained, windowing), {}, []
         cutting, cells = {**cutting, "windowing": windowing}, {}
-    recordings = main_recordings(plan, trained.data)
+    elif loads := cross_load_cell(plan):
+        recordings, cells = list(trained.data), {**cells, **loads}  # the fold is cut at the train load alone
     study_plan = StudyPlan(
         recordings,
         design=ONE_FOLD,
@@ -285,15 +288,27 @@ def one_fold_study(plan: Plan, trained: TrainedPlan, command: str = "", windowin
         **sweep,
     )
     build = fold_of(stage.windows)  # the windows of those same starts, already cut: not cut again
-    folds = make_folds(ONE_FOLD, recordings, study_plan.window, 1, study_plan.stride, 1, build, cut=study_plan.cutting)
+    folds = make_folds(
+        ONE_FOLD, recordings, study_plan.window, 1, study_plan.stride, 1, build, **study_plan.fold_options()
+    )
     rate = plan.config.learning_rate
     runs = [
-        with_noise(study_run(run, 0, 0, None if run["model"] in BASELINE_MODELS else rate), run, study_plan.snr_db)
+        with_cells(study_run(run, 0, 0, None if run["model"] in BASELINE_MODELS else rate), run, study_plan)
         for run in trained.runs[stage.key]
     ]
     study = build_study(study_plan, recordings, folds, runs, sweep=sweep_runs)
     validate_study(study)
     return study
+
+
+def cross_load_cell(plan: Plan) -> dict[str, list[int]]:
+    """A one-fold study's loads for the experiment's cross-load evaluation: its first train load, at which the
+    experiment itself ran, and every test load ({} without cross-load). Each further train load trained runs of its
+    own, which stay in the results' cross-load block."""
+    for evaluation in plan.active:
+        if isinstance(evaluation, CrossLoad):
+            return {"train_loads": evaluation.values["train_loads"][:1], "test_loads": evaluation.values["test_loads"]}
+    return {}
 
 
 def experiment_studies(plan: Plan, trained: TrainedPlan, command: str = "") -> dict[str, dict[str, Any]]:

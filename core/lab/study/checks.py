@@ -66,8 +66,8 @@ def check_tuning_runs(runs: Any, folds: Mapping[tuple[int, int], int]) -> None:
 
 
 def check_protocol_config(config: Mapping[str, Any]) -> None:
-    """config.protocol_version (2 or 3; absent: 2), a load-out study's train_loads / test_loads, and a one-fold
-    study's cutting (config.cutting, there and only there)."""
+    """config.protocol_version (2 or 3; absent: 2), a load-out or one-fold study's train_loads / test_loads, and a
+    one-fold study's cutting (config.cutting, there and only there)."""
     require(config.get("protocol_version", 2) in (2, 3), "config.protocol_version must be 2 or 3")
     for key in ("train_loads", "test_loads"):
         loads = config.get(key)

@@ -43,6 +43,7 @@ from core.lab.stats import words
 from core.lab.stats.power import STUDY_ADVICE, too_few_windows
 from core.lab.study.comparisons import STUDY_METRICS, comparisons_table
 from core.lab.study.contract import load_study, save_study
+from core.lab.study.cross_load import cross_load_effects, cross_load_frame
 from core.lab.study.folds import windows_tested_per_fold
 from core.lab.study.leak import leak_frame, study_leak
 from core.lab.study.noise import noise_effects, noise_frame
@@ -155,9 +156,14 @@ def _add_study_options(design: argparse._ArgumentGroup, ints: Callable[[str], li
         help="results/study_protocol.md's version: 3 chooses each run's epoch and each model's one learning rate "
         "by validation accuracy, on validation slices spread over every training block",
     )
-    design.add_argument("--train-loads", type=ints, help="load-out: train at these loads alone, e.g. 0,10,20")
     design.add_argument(
-        "--test-loads", type=ints, help="load-out with --train-loads: a fold per load (default: the rest)"
+        "--train-loads", type=ints, help="load-out: train at these loads alone, e.g. 0,10,20; one-fold: at this one"
+    )
+    design.add_argument(
+        "--test-loads",
+        type=ints,
+        help="load-out with --train-loads: a fold per load (default: the rest); one-fold: also score every run at "
+        "these loads (cross-load)",
     )
     shares = report.format_list(DEFAULT_SHARES)
     design.add_argument("--shares", type=parse_list("floats"), help=f"one-fold: train,val,test shares ({shares})")
@@ -303,6 +309,8 @@ def _report(study: dict, out: Path, started: float) -> int:
         print(comparison["sentence"])
     if effects := noise_effects(study, study["config"]["metric"]):
         print(report.as_text(noise_frame(effects)))
+    if effects := cross_load_effects(study, study["config"]["metric"]):
+        print(report.as_text(cross_load_frame(effects)))
     for row in sweep_effects(study, study["config"]["metric"]):
         ci = "" if row["ci95"] is None else f" ({words.ci_words(95, row['ci95'])})"
         difference = f"{row['model']} - {row['partner']} {words.points(row['diff'], 2)} points"

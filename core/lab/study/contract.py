@@ -9,8 +9,9 @@
                     with --tune-lr also tuned_learning_rates {repeat: {fold: {model: rate}}}; fingerprint (the
                     machine's, core.fingerprint: whether a run can be recomputed bit for bit here; absent in
                     older files); protocol_version (3; absent: 2); train_loads, test_loads (load-out with
-                    --train-loads); tune_epochs (the learning-rate trials' cap, when not train.epochs); snr_db (the
-                    SNRs every run is also scored at, core.lab.study.noise)
+                    --train-loads; one-fold: its one train load and the loads of its cross-load cell,
+                    core.lab.study.cross_load, from version 8); tune_epochs (the learning-rate trials' cap, when
+                    not train.epochs); snr_db (the SNRs every run is also scored at, core.lab.study.noise)
     class_names     the labels, in the order of the class indices below
     recordings      per recording: label, file, load_hp
     folds           per (repeat, fold): repeat, fold, name, recording and start of each test window (indices
@@ -22,7 +23,8 @@
                     test windows (class indices; p_true, the probability of the true class, to 4 decimals);
                     history (per epoch: epoch, train_loss, val_loss, val_accuracy; from version 7);
                     with config.snr_db (core.lab.study.noise), also noise {accuracy, f1}: its score on its fold's
-                    test windows with white noise at each SNR of config.snr_db, in that order;
+                    test windows with white noise at each SNR of config.snr_db, in that order; in a one-fold
+                    study with config.test_loads, also cross_load {accuracy, f1}: its score at each test load;
                     a baseline's (spectrum-LR): learning_rate null, epochs 0, and its C
     tuning_runs     the --tune-lr trials (the first of the study's seeds, per (repeat, fold, model, rate)): model,
                     seed, repeat, fold, learning_rate, val_loss (its best), best_epoch, epochs, converged;
@@ -83,6 +85,7 @@ from core.lab.study.checks import (
     check_tuning_runs,
 )
 from core.lab.study.comparisons import STUDY_METRICS
+from core.lab.study.cross_load import check_cross_load
 from core.lab.study.migration import MIGRATED, migrate
 from core.lab.study.noise import check_noise
 from core.lab.study.order_gap import check_order_gap
@@ -228,8 +231,9 @@ def _validate(study: Any) -> None:
         folds[key] = fold["n_test"]
     require(isinstance(study["runs"], list) and study["runs"], "runs must be a non-empty list")
     for i, run in enumerate(study["runs"]):
-        _check_run(f"runs[{i}]", run, len(names), folds, optional=("noise",))
+        _check_run(f"runs[{i}]", run, len(names), folds, optional=("noise", "cross_load"))
     check_noise(study)
+    check_cross_load(study)
     require(isinstance(study["sweep_runs"], list), "sweep_runs must be a list")
     field = study["config"].get("sweep", {}).get("field", "pe_scale")
     for i, run in enumerate(study["sweep_runs"]):

@@ -13,22 +13,46 @@ The first seed's first fold also keeps a probe profile (what the model attends t
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import torch
 
 from core.lab.models import BASELINE_MODELS, TRANSFORMER_VARIANTS, build_model
+from core.lab.names import ONE_FOLD
 from core.lab.probes.attention import attention_by_offset
 from core.lab.probes.position import energy_ratio, learned_table, similarity_by_offset
 from core.lab.runs import Event, Stage, train_run
 from core.lab.study.checkpoint import TRIAL_RUN, Checkpoint
 from core.lab.study.contract import study_run
+from core.lab.study.cross_load import CrossLoadSets, with_cross_load
 from core.lab.study.folds import Fold
 from core.lab.study.noise import noise_test_sets, with_noise
+from core.lab.vibration.types import Recording
 
 Profiles = dict[str, dict[str, Any]]
+TestSets = dict[str, tuple[Any, Any]]
+
+
+class ScoredSets:
+    """The further test sets a run of the study is also scored on, those of its cells: noisy copies of its fold's
+    test windows (core.lab.study.noise, drawn from its seed) and every window at each test load
+    (core.lab.study.cross_load, made once per fold)."""
+
+    def __init__(self, plan: Any, recordings: Sequence[Recording]) -> None:
+        self.snr_db, self.loads = plan.snr_db, CrossLoadSets(plan, recordings)
+
+    def __call__(self, stage: Stage, seed: int) -> TestSets | None:
+        """A run's further test sets by name (None: the study has no cell)."""
+        sets = {**(noise_test_sets(self.snr_db, stage, seed) or {}), **self.loads(stage)}
+        return sets or None
+
+
+def with_cells(record: dict[str, Any], run: Mapping[str, Any], plan: Any) -> dict[str, Any]:
+    """The study record of a trained `run` with its scores in each of the study's cells."""
+    loads = plan.test_loads if plan.design == ONE_FOLD else None
+    return with_cross_load(with_noise(record, run, plan.snr_db), run, loads)
 
 
 def probe_profile(stage: Stage, model_name: str, weights: dict[str, Any], fold: int, seed: int) -> dict[str, Any]:
@@ -64,15 +88,16 @@ def finished_record(
         profile = probe_profile(stage, run["model"], weights, fold, run["seed"])
     model = run["model"]
     record = study_run(run, fold, repeat, None if model in BASELINE_MODELS else stage.config.learning_rate)
-    return with_noise(record, run, plan.snr_db), profile
+    return with_cells(record, run, plan), profile
 
 
 class TrialRuns:
     """The learning-rate trials' full records (and profiles), by (repeat, fold, seed, model, rate), for the study's
     own runs; from the checkpoint too, so a resumed study takes them as an uninterrupted one does."""
 
-    def __init__(self, plan: Any, first: Fold, store: Checkpoint | None) -> None:
+    def __init__(self, plan: Any, first: Fold, store: Checkpoint | None, scored: ScoredSets | None = None) -> None:
         self.plan, self.first, self.store = plan, first, store
+        self.scored = scored or ScoredSets(plan, [])  # a kept trial is scored as the run it becomes
         self._kept: dict[tuple, tuple[dict[str, Any], dict[str, Any] | None]] = {}
         self._lock = threading.Lock()
 
@@ -112,6 +137,7 @@ def final_run(
     store: Checkpoint | None,
     profiles: Profiles,
     trials: TrialRuns | None = None,
+    scored: ScoredSets | None = None,
 ) -> Callable[[Stage, int, str, Callable[[], bool] | None], dict[str, Any]]:
     """The study's train_one: a run of (repeat, fold, model) at its stage's rate, taken from the checkpoint when
     it finished before, or from the trial that is the same run, else trained (and checkpointed); the first seed's
@@ -130,7 +156,7 @@ def final_run(
         if trials is not None and model not in BASELINE_MODELS:
             taken = trials.take(repeat, fold, seed, model, stage.config.learning_rate)
         if taken is None:
-            tests = noise_test_sets(plan.snr_db, stage, seed)
+            tests = (scored or ScoredSets(plan, []))(stage, seed)
             run = train_run(stage, seed, model, stop, plan.device, emit, tests, probe, trainer)
             taken = finished_record(plan, first, stage, run, repeat, fold)
         record, profile = taken

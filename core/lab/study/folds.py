@@ -354,11 +354,25 @@ def fault_size_folds(
 
 
 def one_fold_cut(
-    recordings: Sequence[Recording], window: int, stride: int | None, build: Callable[..., Any], **cut: Any
+    recordings: Sequence[Recording],
+    window: int,
+    stride: int | None,
+    build: Callable[..., Any],
+    loads: tuple[Sequence[int], Sequence[int]] | None = None,
+    **cut: Any,
 ) -> list[Fold]:
-    """The one-fold design's one fold (see the module docstring)."""
-    starts, class_names = one_fold_starts(list(recordings), window, stride, **cut)
-    labels = [class_names.index(r.label) for r in recordings]
+    """The one-fold design's one fold (see the module docstring); with `loads` (its one train load, its test loads:
+    core.lab.study.cross_load) cut from the recordings at the train load of the classes recorded at every chosen
+    load alone, exactly as the experiment's cross-load evaluation cuts its own, the others taking no part."""
+    chosen = list(range(len(recordings)))
+    if loads is not None:
+        classes, _ = common_classes(recordings, *loads)
+        at_load = [i for i in chosen if recordings[i].meta.get("load_hp") == loads[0][0]]
+        chosen = [i for i in at_load if recordings[i].label in classes]
+    starts, class_names = one_fold_starts([recordings[i] for i in chosen], window, stride, **cut)
+    starts = {role: [(chosen[j], s) for j, s in pieces] for role, pieces in starts.items()}  # the study's indices
+    taking_part = set(chosen)
+    labels = [class_names.index(r.label) if i in taking_part else -1 for i, r in enumerate(recordings)]
     return [build(0, ONE_FOLD_NAME, recordings, starts, labels, class_names, window, stride or window, ONE_FOLD)]
 
 
@@ -380,11 +394,12 @@ def make_folds(
     (load-out and fault-size: their one fixed set of folds, whatever the repeats; see the module docstring).
     `build` makes each fold from its window starts per role (the Fold with its windows by default);
     `validation` is "block" (protocol 2) or "slices" (protocol 3, core.lab.study.validation); `train_loads` and
-    `test_loads` (load-out only) fix the loads trained at and the loads tested, a fold each; `cut` (one-fold only)
+    `test_loads` fix a load-out study's loads trained at and loads tested, a fold each, and a one-fold study's one
+    train load and the loads its runs are also scored at (core.lab.study.cross_load); `cut` (one-fold only)
     holds make_windows' shares, windowing and windowing_seed (its defaults when None), and the one fold
     validates on its own validation share whatever `validation` says."""
-    if (train_loads is not None or test_loads is not None) and design != "load-out":
-        raise ValueError(f"train and test loads belong to the load-out design, not {design}")
+    if (train_loads is not None or test_loads is not None) and design not in ("load-out", ONE_FOLD):
+        raise ValueError(f"train and test loads belong to the load-out and one-fold designs, not {design}")
     if design == "time-cv":
         return time_cv_folds(recordings, window, k, stride, repeats, build, validation)
     if design == "load-out":
@@ -392,14 +407,15 @@ def make_folds(
     if design == "fault-size":
         return fault_size_folds(recordings, window, stride, build, validation)
     if design == ONE_FOLD:
-        return one_fold_cut(recordings, window, stride, build, **(cut or {}))
+        loads = None if train_loads is None else (train_loads, test_loads or [])
+        return one_fold_cut(recordings, window, stride, build, loads, **(cut or {}))
     raise ValueError(f"design must be one of {DESIGNS}, got {design!r}")
 
 
 def fold_options(config: Mapping[str, Any]) -> dict[str, Any]:
     """make_folds' keyword-only settings of a study JSON's config: protocol 3 validates on slices (a file without
-    config.protocol_version ran under protocol 2), a load-out study may name its train and test loads, a one-fold
-    study holds its cutting."""
+    config.protocol_version ran under protocol 2), a load-out or one-fold study may name its train and test loads, a
+    one-fold study holds its cutting."""
     validation = "slices" if config.get("protocol_version", 2) == 3 else "block"
     loads = {"train_loads": config.get("train_loads"), "test_loads": config.get("test_loads")}
     return {"validation": validation, **loads, "cut": config.get("cutting")}

@@ -52,7 +52,7 @@ def study_label(study: Mapping[str, Any]) -> str:
     if dataset == "spectraquest" and data.get("channel"):
         name += f" {data['channel']}"
     unit = LOAD_UNITS.get(dataset, "")
-    if config.get("train_loads") is not None:
+    if config.get("train_loads") is not None and config["design"] == "load-out":
         trained = config["train_loads"]
         tested = config.get("test_loads") or sorted(
             {r["load_hp"] for r in study.get("recordings", [])} - set(trained) - {None}

@@ -26,7 +26,8 @@ from core.lab.study.checkpoint import Checkpoint
 from core.lab.study.checks import CUTTING_KEYS
 from core.lab.study.comparisons import STUDY_METRICS, compare_all, decomposition
 from core.lab.study.contract import validate_study
-from core.lab.study.final_runs import TrialRuns, final_run
+from core.lab.study.cross_load import check_one_fold_loads
+from core.lab.study.final_runs import ScoredSets, TrialRuns, final_run
 from core.lab.study.folds import Fold, fault_location, make_folds
 from core.lab.study.noise import checked_snr
 from core.lab.study.order_gap import order_gap
@@ -77,7 +78,8 @@ class StudyPlan:
     sweep_field: str = "pe_scale"  # the model field a sweep varies (core.lab.sweep_fields)
     sweep_values: Sequence[float] = ()  # core.lab.study.sweep: the encoded models again at these values of it
     protocol: int = 2  # PROTOCOLS; 3 chooses epochs and rates by validation accuracy (see the module docstring)
-    train_loads: Sequence[int] | None = None  # load-out: train at these loads alone, a fold per test load
+    train_loads: Sequence[int] | None = None  # load-out: train at these loads alone, a fold per test load; one-fold:
+    # its one load, and the runs also scored at test_loads (core.lab.study.cross_load)
     test_loads: Sequence[int] | None = None  # load-out with train_loads: the loads tested (default: the others)
     tune_epochs: int | None = None  # the learning-rate trials' epoch cap, when not the runs' own
     cutting: Mapping[str, Any] | None = None  # one-fold: make_windows' shares, windowing, windowing_seed (defaults)
@@ -125,8 +127,10 @@ class StudyPlan:
             raise ValueError(
                 f"a cap for the learning-rate trials needs --tune-lr and at least 1 epoch, got {self.tune_epochs}"
             )
-        if (self.train_loads is not None or self.test_loads is not None) and self.design != "load-out":
-            raise ValueError(f"train and test loads belong to the load-out design, not {self.design}")
+        if (self.train_loads is not None or self.test_loads is not None) and self.design not in ("load-out", ONE_FOLD):
+            raise ValueError(f"train and test loads belong to the load-out and one-fold designs, not {self.design}")
+        if self.design == ONE_FOLD:
+            self.train_loads, self.test_loads = check_one_fold_loads(self.train_loads, self.test_loads)
         if self.cutting is not None and self.design != ONE_FOLD:
             raise ValueError(f"shares and windowing belong to the one-fold design, not {self.design}")
         if self.design == ONE_FOLD:
@@ -233,10 +237,10 @@ def reanalyse(study: dict[str, Any], metric: str | None = None, margin: float | 
 
 def recordings_used(study: Mapping[str, Any]) -> set[int]:
     """The indices of the recordings a stored study's folds use (as study_config counts them): every one tested in
-    some fold, and with config.train_loads those trained on at those loads, which no fold tests."""
+    some fold, and with a load-out study's config.train_loads those trained on at those loads, which no fold tests."""
     used = {i for fold in study["folds"] if fold["repeat"] == 0 for i in fold["recording"]}
     trained = study["config"].get("train_loads")
-    if trained is not None:
+    if trained is not None and study["config"]["design"] == "load-out":  # a one-fold study tests what it trains at
         used |= {i for i, recording in enumerate(study["recordings"]) if recording["load_hp"] in trained}
     return used
 
@@ -258,12 +262,13 @@ def run_study(
 
     tuning: list[dict[str, Any]] = []
     tuned = None
-    trials = TrialRuns(plan, folds[0], store) if TrialRuns.applies(plan) else None
+    scored = ScoredSets(plan, recordings)
+    trials = TrialRuns(plan, folds[0], store, scored) if TrialRuns.applies(plan) else None
     if plan.tune_lr:
         tuning = learning_rate_trials(plan, folds, emit, should_stop, trainer, store, trials)
         tuned = pooled_rates(tuning, folds) if plan.protocol == 3 else rates_per_fold(tuning)
     profiles: dict[str, dict[str, Any]] = {}
-    train_one = final_run(plan, folds[0], emit, trainer, store, profiles, trials)
+    train_one = final_run(plan, folds[0], emit, trainer, store, profiles, trials, scored)
     stages = final_stages(plan, folds, tuned)
     runs, stopped = train_stages(stages, plan.seeds, train_one, plan.workers, plan.device, emit, should_stop)
     if stopped:

@@ -24,7 +24,6 @@ from core.lab.study.checkpoint import Checkpoint
 from core.lab.study.contract import tuning_run
 from core.lab.study.final_runs import TrialRuns
 from core.lab.study.folds import Fold
-from core.lab.study.noise import noise_test_sets
 from core.lab.training import TrainConfig
 
 LR_GRID = (1e-3, 3e-3, 1e-2)  # the rates tried, on the first seed
@@ -76,7 +75,7 @@ def learning_rate_trials(
         if done is not None:
             return done["record"]
         keep_weights = kept is not None and kept.wants_weights(repeat, fold, seed, model)
-        tests = noise_test_sets(plan.snr_db, stage, seed) if kept is not None else None  # a trial kept as a run
+        tests = kept.scored(stage, seed) if kept is not None else None  # a trial kept as a run
         run = train_run(stage, seed, model, stop, plan.device, emit, tests, keep_weights, trainer)
         record = tuning_run(run, fold, repeat, rate, stage.config.select_by)
         if kept is not None:
