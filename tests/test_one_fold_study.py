@@ -180,6 +180,18 @@ def test_the_experiment_cli_writes_its_one_fold_study_beside_its_results(tmp_pat
     random_study = load_study(tmp_path / "both_random.json.gz")
     assert random_study["config"]["cutting"]["windowing"] == "random" and len(random_study["runs"]) == 2
     assert f"python -m core.study --leak {both} {tmp_path / 'both_random.json.gz'}" in printed
+    loads = tmp_path / "loads.json"  # with cross-load, each further train load's study beside it, and no leak line
+    cross = ["--loads", "0,1,2", "--train-loads", "0,1", "--test-loads", "2"]
+    assert main([*words, *cross, "--out", str(out), "--study-out", str(loads)]) == 0
+    printed = capsys.readouterr().out
+    at_1 = load_study(tmp_path / "loads_load1.json")
+    assert (at_1["config"]["train_loads"], at_1["config"]["test_loads"]) == ([1], [2])
+    assert load_study(loads)["config"]["train_loads"] == [0]
+    assert (
+        f"the runs under the time windowing, trained at load 1 as a one-fold study: {tmp_path / 'loads_load1.json'}"
+        in printed
+    )
+    assert "--leak" not in printed
     assert main([*words, "--metric", "precision", "--study-out", str(tmp_path / "no.json")]) == 2
     assert "a study compares on one of accuracy" in capsys.readouterr().err and not (tmp_path / "no.json").exists()
     windows = make_windows(three_recordings(), 128)

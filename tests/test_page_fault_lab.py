@@ -370,7 +370,7 @@ def test_evaluations_beyond_one_experiment_show_their_tables_and_the_cli_command
         "loads": ["0", "1"],
         "compare_windowings": "true",
         "snr": ["0", "8"],
-        "train_loads": "0",
+        "train_loads": ["0", "1"],
         "test_loads": ["1"],
         "d_model_sweep": ["16", "32"],
         "pe_scale_sweep": ["0.0", "1.0"],
@@ -396,7 +396,7 @@ def test_evaluations_beyond_one_experiment_show_their_tables_and_the_cli_command
     b_at_0 = [run["noise"]["accuracy"][0] for run in study["runs"] if run["model"] == "B"]
     assert b_at_0 == results["noise"]["accuracy"]["B"][0]["values"]
     assert any(m.value.startswith("**The pairs compared with noise**") for m in at.markdown)
-    other = at.session_state[keys.OTHER_WINDOWING_KEY]  # the windowing comparison's second windowing, a study
+    other = at.session_state[keys.OTHER_STUDIES_KEY]["random"]  # the windowing comparison's second windowing
     assert other["config"]["cutting"]["windowing"] == "random" and "dl_one_fold_other" in _download_keys(at)
     leak = study_leak(study, other)
     assert {model: row["diff"] for model, row in leak.items()} == {
@@ -405,16 +405,25 @@ def test_evaluations_beyond_one_experiment_show_their_tables_and_the_cli_command
     field = study["config"]["sweep"]["field"]  # the first sweep: a study sweeps one field, with its intervals
     assert field in ("d_model", "pe_scale") and study["sweep_runs"]
     assert any(m.value.startswith(f"**The encoding's effect at each {markdown_literal(field)}**") for m in at.markdown)
-    assert results["cross_load"]["train_loads"] == [0] and results["cross_load"]["test_loads"] == [1]
+    assert results["cross_load"]["train_loads"] == [0, 1] and results["cross_load"]["test_loads"] == [1]
     assert (study["config"]["train_loads"], study["config"]["test_loads"]) == ([0], [1])  # the study's cell
-    b_at_1 = [run["cross_load"]["accuracy"][0] for run in study["runs"] if run["model"] == "B"]
-    assert b_at_1 == [cell["values"] for cell in results["cross_load"]["accuracy"]["B"][0]][0]
+    at_1 = at.session_state[keys.OTHER_STUDIES_KEY]["load1"]  # the further train load's runs, a study of their own
+    assert (at_1["config"]["train_loads"], at_1["config"]["test_loads"]) == ([1], [1]) and "dl_load1" in _download_keys(
+        at
+    )
+    for row, each in enumerate((study, at_1)):  # each train load's row of the block is its study's cell, per seed
+        b_at_1 = [run["cross_load"]["accuracy"][0] for run in each["runs"] if run["model"] == "B"]
+        assert b_at_1 == results["cross_load"]["accuracy"]["B"][row][0]["values"]
     assert any(m.value.startswith("**The pairs compared at each test load**") for m in at.markdown)
+    table = next(frame.value for frame in at.dataframe if "trained at" in frame.value.columns)
+    assert list(table["trained at"]) == ["load 0", "load 1"] and list(table["test set"]) == ["at load 1"] * 2
     assert set(results["windowing_comparison"]["windowings"]) == {"time", "random"}
     command = at.code[0].value
     assert command.startswith("python -m core.experiment --dataset synthetic")
     assert (
-        "--snr=0,8" in command and "--train-loads 0 --test-loads 1" in command and "--windowing time,random" in command
+        "--snr=0,8" in command
+        and "--train-loads 0,1 --test-loads 1" in command
+        and "--windowing time,random" in command
     )
     assert "--d-model-sweep 16,32" in command and "--pe-scale-sweep 0,1" in command
     assert results["pe_scale_sweep"]["scales"] == [0.0, 1.0] and results["pe_scale_sweep"]["models"] == ["B"]

@@ -202,7 +202,7 @@ def test_repeated_model_and_seed_is_refused():
         (lambda r: r["comparisons"][0].update(ci95=[0.1]), "ci95"),
         (lambda r: r["comparisons"][0].update(b="CNN"), "comparisons name models that did not run"),
         (lambda r: r.update(kind="study"), "its kind is 'study', not \"results\""),
-        (lambda r: r.update(schema_version=5), "schema_version 5, but this PE Lab reads schema_version 7"),
+        (lambda r: r.update(schema_version=5), "schema_version 5, but this PE Lab reads schema_version 8"),
         (lambda r: r.update(class_names="normal"), "class_names"),
         (lambda r: r.update(verdict=""), "verdict"),
     ],
@@ -290,14 +290,14 @@ def test_unknown_evaluation_blocks_are_refused():
 
 def test_results_carry_the_schema_version_and_other_versions_are_refused_by_name():
     results = build_results({}, CLASSES, runs_with_differences([0.01, 0.02, 0.03]))
-    assert (results["schema_version"], results["kind"]) == (SCHEMA_VERSION, "results") and SCHEMA_VERSION == 7
+    assert (results["schema_version"], results["kind"]) == (SCHEMA_VERSION, "results") and SCHEMA_VERSION == 8
     older = dict(results, schema_version=0)
     with pytest.raises(
-        ValueError, match=r"schema_version 0, but this PE Lab reads schema_version 7 \(and 3, 4, 5, 6, migrated\)"
+        ValueError, match=r"schema_version 0, but this PE Lab reads schema_version 8 \(and 3, 4, 5, 6, 7, migrated\)"
     ):
         validate_results(older)
     unversioned = {key: value for key, value in results.items() if key != "schema_version"}
-    with pytest.raises(ValueError, match=r"has no schema_version .* reads schema_version 7"):
+    with pytest.raises(ValueError, match=r"has no schema_version .* reads schema_version 8"):
         validate_results(unversioned)
     with pytest.raises(ValueError, match="top level must be an object"):
         validate_results([results])
@@ -329,7 +329,7 @@ def test_a_version_3_file_migrates_to_a_valid_current_file_with_the_new_names_an
     assert old["schema_version"] == 3 and old["paired"]["B"]["margin"] == 0.02
     new = migrate(old)
     validate_results(new)
-    assert (new["schema_version"], new["kind"]) == (7, "results") and old["schema_version"] == 3  # old left alone
+    assert (new["schema_version"], new["kind"]) == (8, "results") and old["schema_version"] == 3  # old left alone
     (comparison,) = new["comparisons"]  # A and B ran: B against A, computed again from the stored runs
     old_pair = old["paired"]["B"]
     assert (comparison["a"], comparison["b"], comparison["margin"]) == ("A", "B", 2.0) and "paired" not in new

@@ -105,7 +105,7 @@ def test_a_tiny_study_stores_per_window_predictions_and_its_comparison(recording
     study = run_study(tiny_plan(recordings))
     validate_study(study)
     assert len(study["runs"]) == 2 * 2 * 3 and study["config"]["design"] == "time-cv" and "split" not in study["config"]
-    assert study["schema_version"] == 7 and study["config"]["train"]["model"]["heads"] == 2
+    assert study["schema_version"] == 8 and study["config"]["train"]["model"]["heads"] == 2
     fold_sizes = {fold["fold"]: fold["n_test"] for fold in study["folds"]}
     for run in study["runs"]:
         assert len(run["predictions"]["p_true"]) == fold_sizes[run["fold"]]
@@ -253,7 +253,7 @@ def test_a_version_2_study_migrates_to_a_valid_current_version_with_the_same_num
     assert old["schema_version"] == 2 and old["config"]["split"] == "time-cv"
     new = migrate(old)
     validate_study(new)
-    assert new["schema_version"] == 7 and old["schema_version"] == 2  # the old document is left alone
+    assert new["schema_version"] == 8 and old["schema_version"] == 2  # the old document is left alone
     config, old_config = new["config"], old["config"]
     assert config["design"] == "time-cv" and "split" not in config and list(config)[0] == "design"
     assert (config["train"]["model"]["heads"], config["train"]["model"]["layers"]) == (2, 1)
@@ -288,6 +288,6 @@ def test_a_version_4_study_migrates_its_pe_scale_sweep_to_the_sweep_of_one_field
     config = {("pe_scale_sweep" if key == "sweep" else key): value for key, value in shipped["config"].items()}
     version_4 = {**shipped, "schema_version": 4, "config": {**config, "pe_scale_sweep": [0.1, 0.3]}}
     new = migrate(version_4)
-    assert new == {**shipped, "schema_version": 7} and list(new["config"]) == list(shipped["config"])  # in place
+    assert new == {**shipped, "schema_version": 8} and list(new["config"]) == list(shipped["config"])  # in place
     assert version_4["schema_version"] == 4 and "sweep" not in version_4["config"]  # the old document is left alone
     validate_study(new)

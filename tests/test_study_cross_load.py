@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from core.lab.experiment.plan import Plan, experiment_studies, plan_results, train_plan
+from core.lab.contract import SCHEMA_VERSION
+from core.lab.experiment.plan import Plan, experiment_studies, one_fold_study, plan_results, train_plan
 from core.lab.models import ModelConfig
 from core.lab.reopen import open_saved
 from core.lab.stats import words
@@ -23,6 +24,7 @@ from core.lab.study import StudyPlan, run_study, validate_study
 from core.lab.study.cli import build_parser, main, make_study_plan
 from core.lab.study.contract import load_study
 from core.lab.study.cross_load import cross_load_effects, cross_load_frame
+from core.lab.study.migration import migrate
 from core.lab.training import TrainConfig
 from core.lab.vibration import synthetic_bearing_set
 from core.limits import BudgetExceeded
@@ -83,13 +85,33 @@ def test_the_experiments_cross_load_is_the_one_fold_studys_cell_to_the_bit(recor
         for metric in ("accuracy", "f1"):
             first_train_load = block[metric][run["model"]][0]  # row 0: trained at 0 HP, as the study
             assert run["cross_load"][metric] == [cell["values"][SEEDS.index(run["seed"])] for cell in first_train_load]
-    (as_study,) = experiment_studies(plan, trained).values()  # the experiment's runs as a one-fold study
-    for key in ("class_names", "recordings", "folds"):
-        assert as_study[key] == study[key], key
+    studies = experiment_studies(plan, trained)  # the experiment's runs as one-fold studies, one per train load
+    assert list(studies) == ["time", "load1"]
+    as_study = studies["time"]
+    assert as_study["class_names"] == study["class_names"]
+    # it lists the recordings of the classes the experiment kept (normal, absent at 2 HP, takes no part in either)
+    assert [r for r in study["recordings"] if r["label"] != "normal"] == as_study["recordings"]
+    assert _tested(as_study) == _tested(study)
     assert [(r["model"], r["seed"], r["predictions"], r["cross_load"]) for r in as_study["runs"]] == [
         (r["model"], r["seed"], r["predictions"], r["cross_load"]) for r in study["runs"]
     ]
     assert cross_load_effects(as_study) == cross_load_effects(study)
+    at_load_1 = studies["load1"]  # the further train load's runs: a study of their own, with the row of load 1
+    assert (at_load_1["config"]["train_loads"], at_load_1["config"]["test_loads"]) == ([1], [0, 1, 2])
+    assert {at_load_1["recordings"][i]["load_hp"] for i in at_load_1["folds"][0]["recording"]} == {1}
+    for run in at_load_1["runs"]:
+        assert run["cross_load"]["accuracy"] == [
+            cell["values"][SEEDS.index(run["seed"])] for cell in block["accuracy"][run["model"]][1]
+        ]
+        assert run["cross_load"]["accuracy"][1] == run["accuracy"]  # load 1 is its own test windows
+    with pytest.raises(ValueError, match=r"trained no runs at train load 2 \(--train-loads\)"):
+        one_fold_study(plan, trained, train_load=2)
+
+
+def _tested(study):
+    """Each test window of the one fold as (recording file, first sample): the same windows whatever the list."""
+    fold = study["folds"][0]
+    return [(study["recordings"][i]["file"], start) for i, start in zip(fold["recording"], fold["start"])]
 
 
 def test_the_effects_are_the_paired_differences_over_seeds_with_their_t_interval(study):
@@ -185,3 +207,14 @@ def test_a_reopened_study_shows_its_cell_and_one_of_too_many_loads_is_refused_be
     assert any(m.value.startswith("**At other loads**: each run trained at 0") for m in at.markdown)
     shown = [frame.value for frame in at.dataframe if "test set" in frame.value.columns]
     assert any(list(frame["test set"]) == ["at load 0", "at load 1", "at load 2"] for frame in shown), shown
+
+
+def test_a_study_of_the_previous_version_reads_as_the_current_one_unchanged(study):
+    previous = copy.deepcopy(study)
+    previous["config"] = {k: v for k, v in previous["config"].items() if k not in ("train_loads", "test_loads")}
+    previous["runs"] = [{k: v for k, v in run.items() if k != "cross_load"} for run in previous["runs"]]
+    previous["schema_version"] = 7
+    current = migrate(previous)
+    assert current == {**previous, "schema_version": SCHEMA_VERSION} and SCHEMA_VERSION == 8
+    validate_study(current)
+    assert cross_load_effects(current) == []

@@ -140,7 +140,7 @@ def test_a_study_of_the_previous_version_reads_as_the_current_one_unchanged(nois
     previous["runs"] = [{k: v for k, v in run.items() if k != "noise"} for run in previous["runs"]]
     previous["schema_version"] = 6
     current = migrate(previous)
-    assert current == {**previous, "schema_version": SCHEMA_VERSION} and SCHEMA_VERSION == 7
+    assert current == {**previous, "schema_version": SCHEMA_VERSION} and SCHEMA_VERSION == 8
     validate_study(current)
     assert noise_effects(current) == []
 

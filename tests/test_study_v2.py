@@ -189,7 +189,7 @@ def test_a_version_3_study_migrates_with_repeat_zero_its_rates_and_b_vs_a_as_pri
     old = version_3_study()
     new = migrate(old)
     validate_study(new)
-    assert new["schema_version"] == 7 and old["schema_version"] == 3 and "repeat" not in old["runs"][0]
+    assert new["schema_version"] == 8 and old["schema_version"] == 3 and "repeat" not in old["runs"][0]
     assert new["config"]["repeats"] == 1 and all(f["repeat"] == 0 for f in new["folds"])
     default = old["config"]["train"]["learning_rate"]
     expected = {(0, "A"): 0.01, (0, "B"): 0.001, (1, "A"): 0.001, (1, "B"): 0.001}

@@ -27,7 +27,7 @@ from core.limits import MAX_JSON_DEPTH, MAX_REOPENED_BYTES, MAX_REOPENED_TEXT_CH
 # 5: both kinds at one version; a results file has kind "results" and `comparisons` (compare(), as a study's) in
 # place of `paired`; a study's config.sweep (was pe_scale_sweep). Older files: core.lab.study.migration
 # 7: a study may record config.snr_db, each run's noise scores (core.lab.study.noise) and each run's history
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 METRICS = ("accuracy", "precision", "recall", "f1")  # what every run records, fractions in 0..1
 BLOCK_METRICS = ("accuracy", "f1")  # what the evaluation blocks record per cell
 CELL_KEYS = ("mean", "sd", "n", "values")

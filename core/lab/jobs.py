@@ -171,14 +171,21 @@ class Job:
         with self._lock:
             return self._result
 
-    def one_fold_study(self, windowing: str | None = None) -> dict[str, Any] | None:
-        """A finished experiment's own runs as a study with one fold (core.lab.experiment.plan.one_fold_study), or with
-        `windowing` the other one of its windowing comparison; None for a study, a stopped experiment, one that has
-        no such study (finished windows, a metric a study does not compare on) or no runs under that windowing."""
+    def one_fold_study(self, name: str | None = None) -> dict[str, Any] | None:
+        """A finished experiment's own runs as a study with one fold (core.lab.experiment.plan.one_fold_study), or
+        another of its one-fold studies by name (experiment_studies: the other windowing's "random", a further train
+        load's "load1"); None for a study, a stopped experiment, one that has no such study (finished windows, a
+        metric a study does not compare on) or no runs of that name."""
         with self._lock:
             if not self._one_fold:
                 return None
-            return self._one_fold.get(windowing or self.plan.main_windowing)
+            return self._one_fold.get(name or self.plan.main_windowing)
+
+    def other_studies(self) -> dict[str, dict[str, Any]]:
+        """Every one-fold study of a finished experiment but its own, by name (see one_fold_study)."""
+        with self._lock:
+            main = getattr(self.plan, "main_windowing", None)
+            return {name: study for name, study in (self._one_fold or {}).items() if name != main}
 
     def weights(self) -> dict[str, dict[str, Any]]:
         """State dicts of the finished runs (CPU tensors), keyed "A/seed0"; empty unless plan.keep_weights."""

@@ -53,7 +53,7 @@ from ui.lab.keys import (
     JOB_KEY,
     MESSAGE_KEY,
     ONE_FOLD_KEY,
-    OTHER_WINDOWING_KEY,
+    OTHER_STUDIES_KEY,
     OWNER_KEY,
     RESULTS_KEY,
     STUDY_KEY,
@@ -487,9 +487,7 @@ def collect(job: jobs.Job) -> None:
         st.session_state[RESULTS_KEY] = result
         st.session_state[WEIGHTS_KEY] = _weights_bytes(job.weights())
         st.session_state[ONE_FOLD_KEY] = job.one_fold_study()
-        compared = result.get("windowing_comparison")
-        other = compared["windowings"][1] if isinstance(compared, dict) else None
-        st.session_state[OTHER_WINDOWING_KEY] = None if other is None else job.one_fold_study(other)
+        st.session_state[OTHER_STUDIES_KEY] = job.other_studies()
         if status.state == "stopped":
             st.session_state[MESSAGE_KEY] = (
                 "success",

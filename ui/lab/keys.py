@@ -8,7 +8,8 @@ JOB_KEY = "_fault_lab_job"  # the running or queued job of this session: a core.
 RESULTS_KEY = "_fault_lab_results"  # the last results JSON, trained here or opened from a file
 WEIGHTS_KEY = "_fault_lab_weights"  # the trained weights of those results as torch.save bytes; None when opened
 ONE_FOLD_KEY = "_fault_lab_one_fold"  # those results' runs as a one-fold study JSON (trained here); None when opened
-OTHER_WINDOWING_KEY = "_fault_lab_other_windowing"  # with a windowing comparison, the other one's such study
+OTHER_STUDIES_KEY = "_fault_lab_other_studies"  # the press's other one-fold studies by name ({} when opened): the
+# other windowing's ("random") of a windowing comparison, each further train load's ("load1") of a cross-load
 STUDY_KEY = "_fault_lab_study"  # a study JSON run on this page or opened from a file
 OWNER_KEY = "_fault_lab_owner"  # this browser session's id, the owner of its jobs in core.lab.jobs
 DIGESTS_KEY = "_upload_digests"  # uploader file id -> SHA-256 of the files now selected, so a rerun hashes none again

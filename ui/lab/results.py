@@ -5,6 +5,7 @@ defence for a results or study file that core.lab.reopen let through and that st
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -29,7 +30,7 @@ from ui.common import data_section, show_figure, show_table
 from ui.lab.data import LoadedData
 from ui.lab.experiment import files_to_save
 from ui.lab.inside import attention_section, order_section
-from ui.lab.keys import MESSAGE_KEY, ONE_FOLD_KEY, OTHER_WINDOWING_KEY, RESULTS_KEY, WEIGHTS_KEY
+from ui.lab.keys import MESSAGE_KEY, ONE_FOLD_KEY, OTHER_STUDIES_KEY, RESULTS_KEY, WEIGHTS_KEY
 
 
 def _noise_figure(block: Mapping[str, Any]) -> None:
@@ -74,7 +75,7 @@ def draw_or_close(draw: Callable[[], None], keys: Sequence[str], what: str) -> N
 def results_section(results: Mapping[str, Any], data: LoadedData) -> None:
     """Everything the page shows of a results JSON (trained here or opened), closed when it cannot be drawn."""
     # results that cannot be drawn are closed with their weights, so the rest of the page stays usable
-    keys = (RESULTS_KEY, WEIGHTS_KEY, ONE_FOLD_KEY, OTHER_WINDOWING_KEY)
+    keys = (RESULTS_KEY, WEIGHTS_KEY, ONE_FOLD_KEY, OTHER_STUDIES_KEY)
     draw_or_close(lambda: _draw_results(results, data), keys, "The results")
 
 
@@ -133,15 +134,32 @@ def _figures(results: Mapping[str, Any]) -> None:
 
 
 SAME_SEEDS = "b − a on the same seeds, 95 % CI over seeds, unadjusted"
-CELL_TABLES = {  # an evaluation whose runs are a cell of the press's one-fold study: its effects, table, heading
-    "noise": (noise_effects, noise_frame, f"**The pairs compared with noise**: {SAME_SEEDS}"),
-    "cross_load": (
-        cross_load_effects,
-        cross_load_frame,
-        f"**The pairs compared at each test load**, trained at the first train load as the experiment itself: "
-        f"{SAME_SEEDS}",
-    ),
+CELL_HEADINGS = {
+    "noise": f"**The pairs compared with noise**: {SAME_SEEDS}",
+    "cross_load": f"**The pairs compared at each test load**, by the load trained at: {SAME_SEEDS}",
 }
+
+
+def _noise_table(study: Mapping[str, Any], metric: str) -> pd.DataFrame | None:
+    """The noise cell's effects of the press's own study (core.lab.study.noise), None without it."""
+    effects = noise_effects(study, metric)
+    return noise_frame(effects) if effects else None
+
+
+def _cross_load_table(study: Mapping[str, Any], metric: str) -> pd.DataFrame | None:
+    """The cross-load cell's effects of the press's own study and of each further train load's (its other
+    one-fold studies, core.lab.study.cross_load), a row per train load, pair and test load; None without it."""
+    others = (st.session_state.get(OTHER_STUDIES_KEY) or {}).values()
+    frames = []
+    for each in [study, *others]:
+        if effects := cross_load_effects(each, metric):
+            frame = cross_load_frame(effects)
+            frame.insert(0, "trained at", f"load {each['config']['train_loads'][0]}")
+            frames.append(frame)
+    return pd.concat(frames, ignore_index=True) if frames else None
+
+
+CELL_TABLES = {"noise": _noise_table, "cross_load": _cross_load_table}  # evaluations that are cells of a study
 
 
 def _effects_of(key: str, metric: str) -> None:
@@ -151,9 +169,9 @@ def _effects_of(key: str, metric: str) -> None:
     study = st.session_state.get(ONE_FOLD_KEY)
     if not study:
         return
-    if key in CELL_TABLES and (effects := CELL_TABLES[key][0](study, metric)):
-        st.markdown(CELL_TABLES[key][2])
-        show_table(CELL_TABLES[key][1](effects), f"{key}_effects")
+    if key in CELL_TABLES and (table := CELL_TABLES[key](study, metric)) is not None:
+        st.markdown(CELL_HEADINGS[key])
+        show_table(table, f"{key}_effects")
     sweep = study["config"].get("sweep", {})
     if key == f"{sweep.get('field')}_sweep" and (effects := sweep_effects(study, metric)):
         st.markdown(
@@ -200,8 +218,9 @@ MIME_TYPES = {"json": "application/json", "csv": "text/csv", "pt": "application/
 
 
 def _study_downloads() -> list[tuple[str, Any, str, str, str]]:
-    """The press's runs as a one-fold study, and with a windowing comparison the other windowing's runs as a second
-    (the two `python -m core.study --leak` compares): (label, data, file name, key, help) of each kept."""
+    """The press's runs as a one-fold study, and its other one-fold studies: with a windowing comparison the other
+    windowing's runs (the two `python -m core.study --leak` compares), with cross-load each further train load's:
+    (label, data, file name, key, help) of each kept."""
     offered = []
     if study := st.session_state.get(ONE_FOLD_KEY):
         study_help = "The same runs as a study with one fold, each window's prediction kept: 5 · Study opens it"
@@ -214,18 +233,21 @@ def _study_downloads() -> list[tuple[str, Any, str, str, str]]:
                 study_help,
             )
         )
-    if other := st.session_state.get(OTHER_WINDOWING_KEY):
-        windowing = other["config"]["cutting"]["windowing"]
-        offered.append(
-            (
-                f"The {windowing} windowing as a study (JSON)",
-                lambda: json.dumps(other, indent=1),
-                f"pe_lab_one_fold_study_{windowing}.json",
-                "dl_one_fold_other",
-                f"The {windowing} windowing's runs as a one-fold study; `python -m core.study --leak` compares the two",
-            )
-        )
+    for name, other in (st.session_state.get(OTHER_STUDIES_KEY) or {}).items():
+        offered.append(_other_download(name, other))
     return offered
+
+
+def _other_download(name: str, study: Mapping[str, Any]) -> tuple[str, Any, str, str, str]:
+    """The download of one of the press's other one-fold studies (core.lab.experiment.plan.experiment_studies)."""
+    windowing, loads = study["config"]["cutting"]["windowing"], study["config"].get("train_loads")
+    data = functools.partial(json.dumps, study, indent=1)  # written when clicked
+    if name == windowing:
+        leak = f"The {windowing} windowing's runs as a one-fold study; `python -m core.study --leak` compares the two"
+        label = f"The {windowing} windowing as a study (JSON)"
+        return label, data, f"pe_lab_one_fold_study_{windowing}.json", "dl_one_fold_other", leak
+    at = f"The runs trained at load {loads[0]} as a one-fold study, with their scores at each test load"
+    return f"Trained at load {loads[0]} as a study (JSON)", data, f"pe_lab_one_fold_study_{name}.json", f"dl_{name}", at
 
 
 def _downloads(results: Mapping[str, Any]) -> None:

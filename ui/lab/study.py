@@ -54,7 +54,7 @@ from ui.lab.experiment import (
     training_workers,
 )
 from ui.lab.inside import order_section, profile_section
-from ui.lab.keys import JOB_KEY, MESSAGE_KEY, ONE_FOLD_KEY, OTHER_WINDOWING_KEY, RESULTS_KEY, STUDY_KEY, WEIGHTS_KEY
+from ui.lab.keys import JOB_KEY, MESSAGE_KEY, ONE_FOLD_KEY, OTHER_STUDIES_KEY, RESULTS_KEY, STUDY_KEY, WEIGHTS_KEY
 from ui.lab.results import draw_or_close
 
 OWN_STUDY = "the study run or opened here"  # the option that shows the session's own study
@@ -326,7 +326,7 @@ def open_json(raw: bytes) -> str:
     st.session_state[RESULTS_KEY] = content
     st.session_state[WEIGHTS_KEY] = None
     st.session_state[ONE_FOLD_KEY] = None
-    st.session_state[OTHER_WINDOWING_KEY] = None
+    st.session_state[OTHER_STUDIES_KEY] = {}
     return (
         "its results are under 4 · Results; the trained weights are not in the file, so train again to download them."
     )

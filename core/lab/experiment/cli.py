@@ -265,9 +265,11 @@ def _save_studies(studies: Sequence[tuple[Path, dict[str, Any]]]) -> None:
     written = {}
     for path, study in studies:
         save_study(study, path)
-        written[study["config"]["cutting"]["windowing"]] = path
-        print(f"the runs under the {study['config']['cutting']['windowing']} windowing as a one-fold study: {path}")
-    if len(written) == 2:  # a windowing comparison: the leak is the comparison of its two studies
+        windowing, loads = study["config"]["cutting"]["windowing"], study["config"].get("train_loads")
+        trained_at = "" if loads is None else f", trained at load {loads[0]}"
+        print(f"the runs under the {windowing} windowing{trained_at} as a one-fold study: {path}")
+        written.setdefault(windowing, path)  # the experiment's own study comes first
+    if {"time", "random"} <= set(written):  # a windowing comparison: the leak is the comparison of its two studies
         print(f"their leak: python -m core.study --leak {written['time']} {written['random']}")
 
 
@@ -275,13 +277,13 @@ def one_fold_studies(
     plan: Plan, trained: TrainedPlan, results: dict[str, Any], path: Path
 ) -> list[tuple[Path, dict[str, Any]]]:
     """(where, study) of each of the experiment's one-fold studies (core.lab.experiment.plan.experiment_studies):
-    its own at `path`, and with a windowing comparison the other windowing's beside it (`study.json` ->
-    `study_random.json`)."""
+    its own at `path`, and beside it, with a windowing comparison, the other windowing's (`study.json` ->
+    `study_random.json`) and, with cross-load, each further train load's (`study_load1.json`)."""
     studies = experiment_studies(plan, trained, command_line(results["config"]))
     base, dot, extension = path.name.partition(".")
     return [
-        (path if windowing == plan.main_windowing else path.with_name(f"{base}_{windowing}{dot}{extension}"), study)
-        for windowing, study in studies.items()
+        (path if name == plan.main_windowing else path.with_name(f"{base}_{name}{dot}{extension}"), study)
+        for name, study in studies.items()
     ]
 
 

@@ -251,26 +251,22 @@ def check_study_metric(metric: str) -> None:
         raise ValueError(f"a study compares on one of {', '.join(STUDY_METRICS)}, not {metric}")
 
 
-def one_fold_study(plan: Plan, trained: TrainedPlan, command: str = "", windowing: str | None = None) -> dict[str, Any]:
+def one_fold_study(
+    plan: Plan, trained: TrainedPlan, command: str = "", windowing: str | None = None, train_load: int | None = None
+) -> dict[str, Any]:
     """The experiment's own runs as a study with one fold (core.lab.study, design one-fold): its own windows placed
     in the study's one fold (the fold's starts are theirs; nothing is cut or trained again), its runs recorded and
-    compared as a study's, each with its per-window predictions, with the noise and the first sweep it ran as the
-    study's noise cell and sweep. `windowing` the other one of a windowing comparison: that stage's runs as a study
-    of their own (no noise or sweep: those ran under the experiment's own windowing), which core.lab.study.leak
-    compares with the first. ValueError where there is no such study: a plan given finished windows (a study keeps
-    where each window comes from), a metric a study does not compare on, a windowing the plan did not train."""
+    compared as a study's, each with its per-window predictions, with the noise, the cross-load scores and the first
+    sweep it ran as the study's noise and cross-load cells and sweep. `windowing` the other one of a windowing
+    comparison: that stage's runs as a study of their own (no cells or sweep: those ran under the experiment's own
+    windowing), which core.lab.study.leak compares with the first. `train_load` a further train load of a cross-load
+    evaluation: the runs trained there as a study with its cross-load cell. ValueError where there is no such study:
+    a plan given finished windows (a study keeps where each window comes from), a metric a study does not compare
+    on, a windowing or train load the plan did not train."""
     if isinstance(trained.data, WindowSet):
         raise ValueError("a study of an experiment needs its recordings, not a finished WindowSet")
     check_study_metric(plan.metric)
-    cutting = {key: plan.cutting[key] for key in ("shares", "windowing", "windowing_seed") if key in plan.cutting}
-    stage, cells = trained.stages[0], {"snr_db": plan.evaluations.get("snr_db") or ()}
-    sweep, sweep_runs = study_sweep(plan, trained)
-    recordings = main_recordings(plan, trained.data)
-    if windowing not in (None, plan.main_windowing):
-        stage, sweep, sweep_runs = _windowing_stage(plan, trained, windowing), {}, []
-        cutting, cells = {**cutting, "windowing": windowing}, {}
-    elif loads := cross_load_cell(plan):
-        recordings, cells = list(trained.data), {**cells, **loads}  # the fold is cut at the train load alone
+    stage, recordings, cutting, cells, sweep, sweep_runs = _study_part(plan, trained, windowing, train_load)
     study_plan = StudyPlan(
         recordings,
         design=ONE_FOLD,
@@ -284,7 +280,7 @@ def one_fold_study(plan: Plan, trained: TrainedPlan, command: str = "", windowin
         data_settings=dict(plan.data_settings),
         command=command,
         cutting=cutting,
-        **cells,  # the noise evaluation's scores are the noise cell's
+        **cells,  # the noise and cross-load evaluations' scores are the cells'
         **sweep,
     )
     build = fold_of(stage.windows)  # the windows of those same starts, already cut: not cut again
@@ -301,35 +297,52 @@ def one_fold_study(plan: Plan, trained: TrainedPlan, command: str = "", windowin
     return study
 
 
-def cross_load_cell(plan: Plan) -> dict[str, list[int]]:
-    """A one-fold study's loads for the experiment's cross-load evaluation: its first train load, at which the
-    experiment itself ran, and every test load ({} without cross-load). Each further train load trained runs of its
-    own, which stay in the results' cross-load block."""
-    for evaluation in plan.active:
-        if isinstance(evaluation, CrossLoad):
-            return {"train_loads": evaluation.values["train_loads"][:1], "test_loads": evaluation.values["test_loads"]}
-    return {}
+def _study_part(plan: Plan, trained: TrainedPlan, windowing: str | None, train_load: int | None) -> tuple:
+    """(stage, recordings, cutting, cells, sweep settings, sweep runs) of one of the experiment's one-fold studies
+    (see one_fold_study)."""
+    cutting = {key: plan.cutting[key] for key in ("shares", "windowing", "windowing_seed") if key in plan.cutting}
+    cross_load = next((e for e in plan.active if isinstance(e, CrossLoad)), None)
+    if windowing not in (None, plan.main_windowing):
+        where = f"under the {windowing} windowing (--windowing time,random)"
+        stage = _stage_of(plan, trained, WindowingComparison, windowing, where)
+        return stage, main_recordings(plan, trained.data), {**cutting, "windowing": windowing}, {}, {}, []
+    cells: dict[str, Any] = {"snr_db": plan.evaluations.get("snr_db") or ()}
+    recordings, stage = main_recordings(plan, trained.data), trained.stages[0]
+    if cross_load is not None:  # the fold is cut at its train load, of the classes the experiment kept
+        train_loads, test_loads = cross_load.values["train_loads"], cross_load.values["test_loads"]
+        recordings = [r for r in trained.data if r.label in cross_load.classes]
+        cells.update(train_loads=train_loads[:1], test_loads=test_loads)
+        if train_load not in (None, train_loads[0]):
+            stage = _stage_of(plan, trained, CrossLoad, train_load, f"at train load {train_load} (--train-loads)")
+            return stage, recordings, cutting, {"train_loads": [train_load], "test_loads": test_loads}, {}, []
+    elif train_load is not None:
+        raise ValueError("this experiment has no cross-load evaluation (--train-loads, --test-loads)")
+    return stage, recordings, cutting, cells, *study_sweep(plan, trained)
 
 
 def experiment_studies(plan: Plan, trained: TrainedPlan, command: str = "") -> dict[str, dict[str, Any]]:
-    """Every one-fold study of the experiment's runs, by windowing: its own (`one_fold_study`), and with a windowing
-    comparison the other windowing's, the two whose comparison (core.lab.study.leak) is the leak. ValueError where
-    there is no study of it (see one_fold_study)."""
+    """Every one-fold study of the experiment's runs, by name: its own (`one_fold_study`) under its windowing's name,
+    with a windowing comparison the other windowing's, the two whose comparison (core.lab.study.leak) is the leak,
+    and with a cross-load evaluation each further train load's ("load1": trained at load 1). ValueError where there
+    is no study of it (see one_fold_study)."""
     studies = {plan.main_windowing: one_fold_study(plan, trained, command)}
-    if any(isinstance(evaluation, WindowingComparison) for evaluation in plan.active):
-        other = other_windowing(plan.main_windowing)
-        studies[other] = one_fold_study(plan, trained, command, windowing=other)
+    for evaluation in plan.active:
+        if isinstance(evaluation, WindowingComparison):
+            other = other_windowing(plan.main_windowing)
+            studies[other] = one_fold_study(plan, trained, command, windowing=other)
+        if isinstance(evaluation, CrossLoad):
+            for load in evaluation.values["train_loads"][1:]:
+                studies[f"load{load}"] = one_fold_study(plan, trained, command, train_load=load)
     return studies
 
 
-def _windowing_stage(plan: Plan, trained: TrainedPlan, windowing: str) -> Stage:
-    """The stage of the windowing comparison that trained under `windowing`; ValueError when none did."""
-    keys = [
-        evaluation.stage_key(windowing) for evaluation in plan.active if isinstance(evaluation, WindowingComparison)
-    ]
+def _stage_of(plan: Plan, trained: TrainedPlan, kind: type, variant: Any, where: str) -> Stage:
+    """The stage an evaluation of `kind` trained for `variant` (a windowing, a train load); ValueError when none
+    did (`where`: the runs asked for, with the flag that trains them)."""
+    keys = [evaluation.stage_key(variant) for evaluation in plan.active if isinstance(evaluation, kind)]
     stage = next((stage for stage in trained.stages if stage.key in keys), None)
     if stage is None:
-        raise ValueError(f"this experiment trained no runs under the {windowing} windowing (--windowing time,random)")
+        raise ValueError(f"this experiment trained no runs {where}")
     return stage
 
 

@@ -8,12 +8,15 @@ migration, which the page's Open (core.lab.reopen), both loaders and the study C
                       windowing comparison's leak is such a comparison too, made from its per-seed accuracies
              5 -> 6   config.data.split_seed becomes config.data.windowing_seed
              6 -> 7   nothing (a study's noise cell; the two kinds share one schema_version)
+             7 -> 8   nothing (a one-fold study's cross-load cell)
     study    2 -> 3   keys renamed (core.lab.names.STUDY_KEY_RENAMES)
              3 -> 4   one repeat, each run's learning rate, the first comparison primary, the fields version 3 did not
                       compute null, no tuning or sweep runs, no decomposition
              4 -> 5   config.pe_scale_sweep becomes config.sweep {field "pe_scale", values}
              5 -> 6   nothing (the results JSON's rename; the two kinds share one schema_version)
              6 -> 7   nothing: a study may now record config.snr_db, each run's noise (core.lab.study.noise) and history
+             7 -> 8   nothing: a one-fold study may now record config.train_loads and test_loads, and each run's
+                      cross_load (core.lab.study.cross_load)
 
 Every number a file stores is kept (a results file's comparisons are computed again from its runs, as a fresh
 experiment computes them). Anything else comes back as it is, for the validators to accept (the current
@@ -125,16 +128,21 @@ def _results_5_to_6(old: Mapping[str, Any]) -> dict[str, Any]:
     return {**old, "schema_version": 6, "config": config}
 
 
-def _results_6_to_7(old: Mapping[str, Any]) -> dict[str, Any]:
-    """Nothing in a results file changed: version 7 let a study record noise scores and each run's history."""
-    return {**old, "schema_version": 7}
+def _only_version(version: int) -> Step:
+    """A step that changes nothing but the version: the version let the other kind, or a study, record more."""
+
+    def step(old: Mapping[str, Any]) -> dict[str, Any]:
+        return {**old, "schema_version": version}
+
+    return step
 
 
 RESULTS_STEPS: dict[int, Step] = {
     3: _results_3_to_4,
     4: _results_4_to_5,
     5: _results_5_to_6,
-    6: _results_6_to_7,
+    6: _only_version(7),
+    7: _only_version(8),
 }
 
 
@@ -189,22 +197,12 @@ def _study_4_to_5(old: Mapping[str, Any]) -> dict[str, Any]:
     return {**old, "schema_version": 5, "config": config}
 
 
-def _study_5_to_6(old: Mapping[str, Any]) -> dict[str, Any]:
-    """Nothing in a study changed: version 6 renamed a key of the results JSON, whose version a study shares."""
-    return {**old, "schema_version": 6}
-
-
-def _study_6_to_7(old: Mapping[str, Any]) -> dict[str, Any]:
-    """Nothing to change: version 7 only added what a study may record (config.snr_db, each run's noise and
-    history)."""
-    return {**old, "schema_version": 7}
-
-
 STUDY_STEPS: dict[int, Step] = {
     2: _study_2_to_3,
     3: _study_3_to_4,
     4: _study_4_to_5,
-    5: _study_5_to_6,
-    6: _study_6_to_7,
+    5: _only_version(6),
+    6: _only_version(7),
+    7: _only_version(8),
 }
 MIGRATED = {"results": tuple(RESULTS_STEPS), "study": tuple(STUDY_STEPS)}  # the versions read through `migrate`
