@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.lab.experiment.plan import Plan, one_fold_study, plan_results, run_plan, train_plan
+from core.lab.experiment.plan import Plan, experiment_studies, one_fold_study, plan_results, run_plan, train_plan
 from core.lab.models import ModelConfig
 from core.lab.study import StudyPlan, run_study, validate_study
 from core.lab.study.cli import build_parser, make_study_plan
@@ -192,6 +192,15 @@ def test_the_experiment_cli_writes_its_one_fold_study_beside_its_results(tmp_pat
         in printed
     )
     assert "--leak" not in printed
+    sweeps = ["--d-model-sweep", "16,32", "--pe-scale-sweep", "0,1"]  # two sweeps: the second is a study of its own
+    assert main([*words, *sweeps, "--out", str(out), "--study-out", str(tmp_path / "sweeps.json")]) == 0
+    printed = capsys.readouterr().out
+    (second,) = [path for path in tmp_path.glob("sweeps_*_sweep.json")]
+    field = load_study(second)["config"]["sweep"]["field"]
+    assert (
+        second.name == f"sweeps_{field}_sweep.json"
+        and f"with the {field} sweep as a one-fold study: {second}" in printed
+    )
     assert main([*words, "--metric", "precision", "--study-out", str(tmp_path / "no.json")]) == 2
     assert "a study compares on one of accuracy" in capsys.readouterr().err and not (tmp_path / "no.json").exists()
     windows = make_windows(three_recordings(), 128)
@@ -211,3 +220,22 @@ def test_a_fault_in_the_one_fold_study_loses_no_finished_press(monkeypatch, capl
     assert job.wait(120) and job.status().state == "done"
     assert job.result()["runs"] and job.one_fold_study() is None
     assert "no one-fold study of its runs (RuntimeError: a fault no check foresaw)" in caplog.text
+
+
+def test_a_second_sweep_is_a_one_fold_study_of_its_own_holding_the_same_runs(recordings):
+    cut = {"window": 128, "windowing": "time", "windowing_seed": 0}
+    sweeps = {"pe_scales": [1.0, 0.3], "d_models": [16, 8]}
+    plan = Plan(recordings, MODELS, SEEDS, config=CONFIG, cutting=cut, evaluations=sweeps)
+    trained = train_plan(plan)
+    studies = experiment_studies(plan, trained)
+    own = studies["time"]
+    first = own["config"]["sweep"]["field"]
+    second = ({"pe_scale", "d_model"} - {first}).pop()
+    assert list(studies) == ["time", f"{second}_sweep"]  # a study sweeps one field: the second is a study too
+    other = studies[f"{second}_sweep"]
+    assert other["config"]["sweep"] == {"field": second, "values": [0.3] if second == "pe_scale" else [8]}
+    assert other["runs"] == own["runs"] and other["folds"] == own["folds"]  # the experiment's own runs, again
+    assert {run[second] for run in other["sweep_runs"]} == set(other["config"]["sweep"]["values"])
+    assert sweep_effects(other) and all(row["field"] == second for row in sweep_effects(other))
+    with pytest.raises(ValueError, match="has no width sweep"):
+        one_fold_study(plan, trained, swept="width")

@@ -404,7 +404,13 @@ def test_evaluations_beyond_one_experiment_show_their_tables_and_the_cli_command
     }
     field = study["config"]["sweep"]["field"]  # the first sweep: a study sweeps one field, with its intervals
     assert field in ("d_model", "pe_scale") and study["sweep_runs"]
-    assert any(m.value.startswith(f"**The encoding's effect at each {markdown_literal(field)}**") for m in at.markdown)
+    second = ({"d_model", "pe_scale"} - {field}).pop()  # the second sweep, a one-fold study of its own
+    assert at.session_state[keys.OTHER_STUDIES_KEY][f"{second}_sweep"]["config"]["sweep"]["field"] == second
+    assert f"dl_{second}_sweep" in _download_keys(at)
+    for each in (field, second):
+        assert any(
+            m.value.startswith(f"**The encoding's effect at each {markdown_literal(each)}**") for m in at.markdown
+        )
     assert results["cross_load"]["train_loads"] == [0, 1] and results["cross_load"]["test_loads"] == [1]
     assert (study["config"]["train_loads"], study["config"]["test_loads"]) == ([0], [1])  # the study's cell
     at_1 = at.session_state[keys.OTHER_STUDIES_KEY]["load1"]  # the further train load's runs, a study of their own

@@ -163,17 +163,20 @@ CELL_TABLES = {"noise": _noise_table, "cross_load": _cross_load_table}  # evalua
 
 
 def _effects_of(key: str, metric: str) -> None:
-    """The pairs compared under an evaluation, from the press's own runs as a one-fold study (its noise or
-    cross-load cell, core.lab.study.cells, or its sweep, core.lab.study.sweep): b − a on the same seeds with a 95 %
-    CI over them; nothing for a reopened results file, which holds the means alone."""
+    """The pairs compared under an evaluation, from the press's own runs as one-fold studies (its noise or
+    cross-load cell, core.lab.study.cells, or a sweep, core.lab.study.sweep, the second one's in a study of its
+    own): b − a on the same seeds with a 95 % CI over them; nothing for a reopened results file, which holds the
+    means alone."""
     study = st.session_state.get(ONE_FOLD_KEY)
     if not study:
         return
     if key in CELL_TABLES and (table := CELL_TABLES[key](study, metric)) is not None:
         st.markdown(CELL_HEADINGS[key])
         show_table(table, f"{key}_effects")
-    sweep = study["config"].get("sweep", {})
-    if key == f"{sweep.get('field')}_sweep" and (effects := sweep_effects(study, metric)):
+    others = (st.session_state.get(OTHER_STUDIES_KEY) or {}).values()
+    swept = next((s for s in (study, *others) if key == f"{s['config'].get('sweep', {}).get('field')}_sweep"), None)
+    if swept is not None and (effects := sweep_effects(swept, metric)):
+        sweep = swept["config"]["sweep"]
         st.markdown(
             f"**The encoding's effect at each {markdown_literal(sweep['field'])}**: each model against its partner "
             "without the encoding on the same seeds, 95 % CI over seeds, unadjusted"
@@ -246,6 +249,13 @@ def _other_download(name: str, study: Mapping[str, Any]) -> tuple[str, Any, str,
         leak = f"The {windowing} windowing's runs as a one-fold study; `python -m core.study --leak` compares the two"
         label = f"The {windowing} windowing as a study (JSON)"
         return label, data, f"pe_lab_one_fold_study_{windowing}.json", "dl_one_fold_other", leak
+    if name.endswith("_sweep"):
+        field = study["config"]["sweep"]["field"]
+        label, about = (
+            f"The {field} sweep as a study (JSON)",
+            f"The same runs with the {field} sweep's, as a one-fold study",
+        )
+        return label, data, f"pe_lab_one_fold_study_{name}.json", f"dl_{name}", about
     at = f"The runs trained at load {loads[0]} as a one-fold study, with their scores at each test load"
     return f"Trained at load {loads[0]} as a study (JSON)", data, f"pe_lab_one_fold_study_{name}.json", f"dl_{name}", at
 

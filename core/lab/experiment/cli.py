@@ -267,6 +267,8 @@ def _save_studies(studies: Sequence[tuple[Path, dict[str, Any]]]) -> None:
         save_study(study, path)
         windowing, loads = study["config"]["cutting"]["windowing"], study["config"].get("train_loads")
         trained_at = "" if loads is None else f", trained at load {loads[0]}"
+        if path.name.partition(".")[0].endswith("_sweep"):  # a further sweep's: the experiment's own runs again
+            trained_at = f", with the {study['config']['sweep']['field']} sweep"
         print(f"the runs under the {windowing} windowing{trained_at} as a one-fold study: {path}")
         written.setdefault(windowing, path)  # the experiment's own study comes first
     if {"time", "random"} <= set(written):  # a windowing comparison: the leak is the comparison of its two studies
@@ -278,7 +280,8 @@ def one_fold_studies(
 ) -> list[tuple[Path, dict[str, Any]]]:
     """(where, study) of each of the experiment's one-fold studies (core.lab.experiment.plan.experiment_studies):
     its own at `path`, and beside it, with a windowing comparison, the other windowing's (`study.json` ->
-    `study_random.json`) and, with cross-load, each further train load's (`study_load1.json`)."""
+    `study_random.json`), with cross-load each further train load's (`study_load1.json`), and with a second sweep
+    its own (`study_pe_scale_sweep.json`)."""
     studies = experiment_studies(plan, trained, command_line(results["config"]))
     base, dot, extension = path.name.partition(".")
     return [

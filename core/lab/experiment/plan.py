@@ -252,7 +252,12 @@ def check_study_metric(metric: str) -> None:
 
 
 def one_fold_study(
-    plan: Plan, trained: TrainedPlan, command: str = "", windowing: str | None = None, train_load: int | None = None
+    plan: Plan,
+    trained: TrainedPlan,
+    command: str = "",
+    windowing: str | None = None,
+    train_load: int | None = None,
+    swept: str | None = None,
 ) -> dict[str, Any]:
     """The experiment's own runs as a study with one fold (core.lab.study, design one-fold): its own windows placed
     in the study's one fold (the fold's starts are theirs; nothing is cut or trained again), its runs recorded and
@@ -260,13 +265,14 @@ def one_fold_study(
     sweep it ran as the study's noise and cross-load cells and sweep. `windowing` the other one of a windowing
     comparison: that stage's runs as a study of their own (no cells or sweep: those ran under the experiment's own
     windowing), which core.lab.study.leak compares with the first. `train_load` a further train load of a cross-load
-    evaluation: the runs trained there as a study with its cross-load cell. ValueError where there is no such study:
+    evaluation: the runs trained there as a study with its cross-load cell. `swept` the field of a further sweep (a
+    study sweeps one field): the experiment's own runs again with that sweep's. ValueError where there is no such study:
     a plan given finished windows (a study keeps where each window comes from), a metric a study does not compare
     on, a windowing or train load the plan did not train."""
     if isinstance(trained.data, WindowSet):
         raise ValueError("a study of an experiment needs its recordings, not a finished WindowSet")
     check_study_metric(plan.metric)
-    stage, recordings, cutting, cells, sweep, sweep_runs = _study_part(plan, trained, windowing, train_load)
+    stage, recordings, cutting, cells, sweep, sweep_runs = _study_part(plan, trained, windowing, train_load, swept)
     study_plan = StudyPlan(
         recordings,
         design=ONE_FOLD,
@@ -297,11 +303,18 @@ def one_fold_study(
     return study
 
 
-def _study_part(plan: Plan, trained: TrainedPlan, windowing: str | None, train_load: int | None) -> tuple:
+def _study_part(
+    plan: Plan, trained: TrainedPlan, windowing: str | None, train_load: int | None, swept: str | None
+) -> tuple:
     """(stage, recordings, cutting, cells, sweep settings, sweep runs) of one of the experiment's one-fold studies
     (see one_fold_study)."""
     cutting = {key: plan.cutting[key] for key in ("shares", "windowing", "windowing_seed") if key in plan.cutting}
     cross_load = next((e for e in plan.active if isinstance(e, CrossLoad)), None)
+    if swept is not None:  # the experiment's own runs with a further sweep, its cells left to its own study
+        sweep, runs = study_sweep(plan, trained, swept)
+        if not sweep:
+            raise ValueError(f"this experiment has no {swept} sweep a study can compare")
+        return trained.stages[0], main_recordings(plan, trained.data), cutting, {}, sweep, runs
     if windowing not in (None, plan.main_windowing):
         where = f"under the {windowing} windowing (--windowing time,random)"
         stage = _stage_of(plan, trained, WindowingComparison, windowing, where)
@@ -323,10 +336,16 @@ def _study_part(plan: Plan, trained: TrainedPlan, windowing: str | None, train_l
 def experiment_studies(plan: Plan, trained: TrainedPlan, command: str = "") -> dict[str, dict[str, Any]]:
     """Every one-fold study of the experiment's runs, by name: its own (`one_fold_study`) under its windowing's name,
     with a windowing comparison the other windowing's, the two whose comparison (core.lab.study.leak) is the leak,
-    and with a cross-load evaluation each further train load's ("load1": trained at load 1). ValueError where there
-    is no study of it (see one_fold_study)."""
+    with a cross-load evaluation each further train load's ("load1": trained at load 1), and with a second sweep its
+    own ("pe_scale_sweep": a study sweeps one field). ValueError where there is no study of it (see
+    one_fold_study)."""
     studies = {plan.main_windowing: one_fold_study(plan, trained, command)}
+    first = studies[plan.main_windowing]["config"].get("sweep", {}).get("field")
     for evaluation in plan.active:
+        if isinstance(evaluation, ModelSweep) and evaluation.swept_field.name != first:
+            field = evaluation.swept_field.name
+            if study_sweep(plan, trained, field)[0]:
+                studies[f"{field}_sweep"] = one_fold_study(plan, trained, command, swept=field)
         if isinstance(evaluation, WindowingComparison):
             other = other_windowing(plan.main_windowing)
             studies[other] = one_fold_study(plan, trained, command, windowing=other)
@@ -346,12 +365,13 @@ def _stage_of(plan: Plan, trained: TrainedPlan, kind: type, variant: Any, where:
     return stage
 
 
-def study_sweep(plan: Plan, trained: TrainedPlan) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """The experiment's first model sweep as a one-fold study's sweep (core.lab.study.sweep): its StudyPlan settings
-    and its runs, those of each compared pair at each further value (a study sweeps one field; a pe_scale of 0 is the
-    partner itself, which a study never trains); ({}, []) where the plan has no sweep a study can compare."""
+def study_sweep(plan: Plan, trained: TrainedPlan, field: str | None = None) -> tuple[dict[str, Any], list[dict]]:
+    """The experiment's first model sweep (or its sweep of `field`) as a one-fold study's sweep
+    (core.lab.study.sweep): its StudyPlan settings and its runs, those of each compared pair at each further value (a
+    study sweeps one field; a pe_scale of 0 is the partner itself, which a study never trains); ({}, []) where the
+    plan has no such sweep a study can compare."""
     for evaluation in plan.active:
-        if not isinstance(evaluation, ModelSweep):
+        if not isinstance(evaluation, ModelSweep) or field not in (None, evaluation.swept_field.name):
             continue
         field = evaluation.swept_field.name
         swept = swept_models(plan.models, field)
