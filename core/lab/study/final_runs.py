@@ -95,9 +95,9 @@ class TrialRuns:
     """The learning-rate trials' full records (and profiles), by (repeat, fold, seed, model, rate), for the study's
     own runs; from the checkpoint too, so a resumed study takes them as an uninterrupted one does."""
 
-    def __init__(self, plan: Any, first: Fold, store: Checkpoint | None, scored: ScoredSets | None = None) -> None:
+    def __init__(self, plan: Any, first: Fold, store: Checkpoint | None, scored: ScoredSets) -> None:
         self.plan, self.first, self.store = plan, first, store
-        self.scored = scored or ScoredSets(plan, [])  # a kept trial is scored as the run it becomes
+        self.scored = scored  # a kept trial is scored as the run it becomes
         self._kept: dict[tuple, tuple[dict[str, Any], dict[str, Any] | None]] = {}
         self._lock = threading.Lock()
 
@@ -136,8 +136,8 @@ def final_run(
     trainer: Callable[..., dict[str, Any]] | None,
     store: Checkpoint | None,
     profiles: Profiles,
-    trials: TrialRuns | None = None,
-    scored: ScoredSets | None = None,
+    trials: TrialRuns | None,
+    scored: ScoredSets,
 ) -> Callable[[Stage, int, str, Callable[[], bool] | None], dict[str, Any]]:
     """The study's train_one: a run of (repeat, fold, model) at its stage's rate, taken from the checkpoint when
     it finished before, or from the trial that is the same run, else trained (and checkpointed); the first seed's
@@ -156,7 +156,7 @@ def final_run(
         if trials is not None and model not in BASELINE_MODELS:
             taken = trials.take(repeat, fold, seed, model, stage.config.learning_rate)
         if taken is None:
-            tests = (scored or ScoredSets(plan, []))(stage, seed)
+            tests = scored(stage, seed)
             run = train_run(stage, seed, model, stop, plan.device, emit, tests, probe, trainer)
             taken = finished_record(plan, first, stage, run, repeat, fold)
         record, profile = taken
