@@ -59,7 +59,7 @@ MAX_RUNS = 5_000  # the largest shipped study holds a few hundred runs
 MAX_HISTORY_EPOCHS = 1_000  # the page's epoch cap is 200
 MAX_MATRIX_CELLS = 100_000  # any one matrix drawn from a file (attention profiles, similarity tables)
 MAX_SNRS = 16  # SNRs a study scores its runs at (the page offers 5); each is a row per compared pair to draw
-MAX_TEST_LOADS = 16  # loads a study's folds or cross-load cell test at, each a row per compared pair (CWRU has 4)
+MAX_TEST_LOADS = 16  # loads a study's folds or cross-load tests test at, each a row per compared pair (CWRU has 4)
 MAX_SWEEP_VALUES = 16  # values of a reopened study's sweep, each a row per compared pair (the page offers 5)
 # Any one string of a reopened file, and a paragraph of it shown whole (a verdict: one sentence per model
 # against A): the longest string this lab writes is a study's command line, which grows only with the names

@@ -89,7 +89,7 @@ def test_a_tiny_study_runs_as_a_job_and_shows_its_comparisons_and_figures():
     names = [chart.proto.id for chart in at.get("plotly_chart")]
     for name in ("study_equivalence", "study_paired", "study_folds", "study_half_widths", "study_confusion"):
         assert any(chart_id.endswith(f"fig_{name}") for chart_id in names), name
-    assert any(m.value.startswith("**With noise**") for m in at.markdown)  # the noise cell's table
+    assert any(m.value.startswith("**With noise**") for m in at.markdown)  # the noise tests' table
 
 
 def test_a_study_too_large_for_the_page_is_refused_with_its_command():

@@ -1,4 +1,4 @@
-"""A study's cross-load cell (core.lab.study.cross_load): a one-fold study trained at one motor load whose every run
+"""A study's cross-load tests (core.lab.study.cross_load): a one-fold study trained at one motor load whose every run
 is also scored at other loads, nothing retrained. The fold is the experiment's cross-load cut, the scores are the
 experiment's cross-load block's to the bit, the train load's score is the run's own, another load's is scored on
 every window there, the effects table is the paired arithmetic of those scores, and the contract, the plan and the

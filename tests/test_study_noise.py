@@ -1,4 +1,4 @@
-"""A study's noise cell (core.lab.study.noise): every run of a study also scored on its test windows with white
+"""A study's noise tests (core.lab.study.noise): every run of a study also scored on its test windows with white
 noise at set SNRs, nothing retrained. The scores are the experiment's noise evaluation's to the bit (one noise maker,
 core.lab.vibration.noise), a vanishing noise scores what the clean windows score, the effects table is the paired
 arithmetic of those scores, and the contract, the checkpoint, both CLIs' commands and the migration know the cell."""
@@ -68,7 +68,7 @@ def test_the_experiments_noise_evaluation_scores_the_same_noise_to_the_bit(recor
         seed_index = SEEDS.index(run["seed"])
         for i in range(len(SNR)):
             assert run["noise"]["accuracy"][i] == block[run["model"]][i]["values"][seed_index]
-    # the experiment's own runs as a study carry the same noise cell, and so the same effects table
+    # the experiment's own runs as a study carry the same noise tests, and so the same effects table
     as_study = one_fold_study(plan, trained)
     assert as_study["config"]["snr_db"] == SNR
     assert [run["noise"] for run in as_study["runs"]] == [run["noise"] for run in noisy_study["runs"]]

@@ -134,20 +134,20 @@ def _figures(results: Mapping[str, Any]) -> None:
 
 
 SAME_SEEDS = "b − a on the same seeds, 95 % CI over seeds, unadjusted"
-CELL_HEADINGS = {
+EXTRA_TEST_HEADINGS = {
     "noise": f"**The pairs compared with noise**: {SAME_SEEDS}",
     "cross_load": f"**The pairs compared at each test load**, by the load trained at: {SAME_SEEDS}",
 }
 
 
 def _noise_table(study: Mapping[str, Any], metric: str) -> pd.DataFrame | None:
-    """The noise cell's effects of the press's own study (core.lab.study.noise), None without it."""
+    """The noise tests' effects of the press's own study (core.lab.study.noise), None without it."""
     effects = noise_effects(study, metric)
     return noise_frame(effects) if effects else None
 
 
 def _cross_load_table(study: Mapping[str, Any], metric: str) -> pd.DataFrame | None:
-    """The cross-load cell's effects of the press's own study and of each further train load's (its other
+    """The cross-load tests' effects of the press's own study and of each further train load's (its other
     one-fold studies, core.lab.study.cross_load), a row per train load, pair and test load; None without it."""
     others = (st.session_state.get(OTHER_STUDIES_KEY) or {}).values()
     frames = []
@@ -159,19 +159,22 @@ def _cross_load_table(study: Mapping[str, Any], metric: str) -> pd.DataFrame | N
     return pd.concat(frames, ignore_index=True) if frames else None
 
 
-CELL_TABLES = {"noise": _noise_table, "cross_load": _cross_load_table}  # evaluations that are cells of a study
+EXTRA_TEST_TABLES = {
+    "noise": _noise_table,
+    "cross_load": _cross_load_table,
+}  # evaluations that are extra tests of a study
 
 
 def _effects_of(key: str, metric: str) -> None:
     """The pairs compared under an evaluation, from the press's own runs as one-fold studies (its noise or
-    cross-load cell, core.lab.study.cells, or a sweep, core.lab.study.sweep, the second one's in a study of its
+    cross-load tests, core.lab.study.extra_tests, or a sweep, core.lab.study.sweep, the second one's in a study of its
     own): b − a on the same seeds with a 95 % CI over them; nothing for a reopened results file, which holds the
     means alone."""
     study = st.session_state.get(ONE_FOLD_KEY)
     if not study:
         return
-    if key in CELL_TABLES and (table := CELL_TABLES[key](study, metric)) is not None:
-        st.markdown(CELL_HEADINGS[key])
+    if key in EXTRA_TEST_TABLES and (table := EXTRA_TEST_TABLES[key](study, metric)) is not None:
+        st.markdown(EXTRA_TEST_HEADINGS[key])
         show_table(table, f"{key}_effects")
     others = (st.session_state.get(OTHER_STUDIES_KEY) or {}).values()
     swept = next((s for s in (study, *others) if key == f"{s['config'].get('sweep', {}).get('field')}_sweep"), None)

@@ -1,5 +1,5 @@
 """Noise robustness: every run scored again on its test windows with white Gaussian noise at set SNRs
-(core.lab.vibration.noise makes the noisy copies, a study's noise cell scores the same). No extra training runs.
+(core.lab.vibration.noise makes the noisy copies, a study's noise tests scores the same). No extra training runs.
 """
 
 from __future__ import annotations

@@ -50,7 +50,7 @@ from core.lab.runs import (
 )
 from core.lab.study.comparisons import STUDY_METRICS
 from core.lab.study.contract import study_run, validate_study
-from core.lab.study.final_runs import with_cells
+from core.lab.study.final_runs import with_extra_tests
 from core.lab.study.folds import fold_of, make_folds
 from core.lab.study.record import build_study
 from core.lab.study.runner import StudyPlan
@@ -262,17 +262,17 @@ def one_fold_study(
     """The experiment's own runs as a study with one fold (core.lab.study, design one-fold): its own windows placed
     in the study's one fold (the fold's starts are theirs; nothing is cut or trained again), its runs recorded and
     compared as a study's, each with its per-window predictions, with the noise, the cross-load scores and the first
-    sweep it ran as the study's noise and cross-load cells and sweep. `windowing` the other one of a windowing
-    comparison: that stage's runs as a study of their own (no cells or sweep: those ran under the experiment's own
+    sweep it ran as the study's noise and cross-load tests and sweep. `windowing` the other one of a windowing
+    comparison: that stage's runs as a study of their own (no extra tests or sweep: those ran under the experiment's own
     windowing), which core.lab.study.leak compares with the first. `train_load` a further train load of a cross-load
-    evaluation: the runs trained there as a study with its cross-load cell. `swept` the field of a further sweep (a
+    evaluation: the runs trained there as a study with its cross-load tests. `swept` the field of a further sweep (a
     study sweeps one field): the experiment's own runs again with that sweep's. ValueError where there is no such study:
     a plan given finished windows (a study keeps where each window comes from), a metric a study does not compare
     on, a windowing or train load the plan did not train."""
     if isinstance(trained.data, WindowSet):
         raise ValueError("a study of an experiment needs its recordings, not a finished WindowSet")
     check_study_metric(plan.metric)
-    stage, recordings, cutting, cells, sweep, sweep_runs = _study_part(plan, trained, windowing, train_load, swept)
+    stage, recordings, cutting, extra, sweep, sweep_runs = _study_part(plan, trained, windowing, train_load, swept)
     study_plan = StudyPlan(
         recordings,
         design=ONE_FOLD,
@@ -286,7 +286,7 @@ def one_fold_study(
         data_settings=dict(plan.data_settings),
         command=command,
         cutting=cutting,
-        **cells,  # the noise and cross-load evaluations' scores are the cells'
+        **extra,  # the noise and cross-load evaluations' scores are the extra tests'
         **sweep,
     )
     build = fold_of(stage.windows)  # the windows of those same starts, already cut: not cut again
@@ -295,7 +295,7 @@ def one_fold_study(
     )
     rate = plan.config.learning_rate
     runs = [
-        with_cells(study_run(run, 0, 0, None if run["model"] in BASELINE_MODELS else rate), run, study_plan)
+        with_extra_tests(study_run(run, 0, 0, None if run["model"] in BASELINE_MODELS else rate), run, study_plan)
         for run in trained.runs[stage.key]
     ]
     study = build_study(study_plan, recordings, folds, runs, sweep=sweep_runs)
@@ -306,11 +306,11 @@ def one_fold_study(
 def _study_part(
     plan: Plan, trained: TrainedPlan, windowing: str | None, train_load: int | None, swept: str | None
 ) -> tuple:
-    """(stage, recordings, cutting, cells, sweep settings, sweep runs) of one of the experiment's one-fold studies
+    """(stage, recordings, cutting, extra tests, sweep settings, sweep runs) of one of the experiment's one-fold studies
     (see one_fold_study)."""
     cutting = {key: plan.cutting[key] for key in ("shares", "windowing", "windowing_seed") if key in plan.cutting}
     cross_load = next((e for e in plan.active if isinstance(e, CrossLoad)), None)
-    if swept is not None:  # the experiment's own runs with a further sweep, its cells left to its own study
+    if swept is not None:  # the experiment's own runs with a further sweep, its extra tests left to its own study
         sweep, runs = study_sweep(plan, trained, swept)
         if not sweep:
             raise ValueError(f"this experiment has no {swept} sweep a study can compare")
@@ -319,18 +319,18 @@ def _study_part(
         where = f"under the {windowing} windowing (--windowing time,random)"
         stage = _stage_of(plan, trained, WindowingComparison, windowing, where)
         return stage, main_recordings(plan, trained.data), {**cutting, "windowing": windowing}, {}, {}, []
-    cells: dict[str, Any] = {"snr_db": plan.evaluations.get("snr_db") or ()}
+    extra: dict[str, Any] = {"snr_db": plan.evaluations.get("snr_db") or ()}
     recordings, stage = main_recordings(plan, trained.data), trained.stages[0]
     if cross_load is not None:  # the fold is cut at its train load, of the classes the experiment kept
         train_loads, test_loads = cross_load.values["train_loads"], cross_load.values["test_loads"]
         recordings = [r for r in trained.data if r.label in cross_load.classes]
-        cells.update(train_loads=train_loads[:1], test_loads=test_loads)
+        extra.update(train_loads=train_loads[:1], test_loads=test_loads)
         if train_load not in (None, train_loads[0]):
             stage = _stage_of(plan, trained, CrossLoad, train_load, f"at train load {train_load} (--train-loads)")
             return stage, recordings, cutting, {"train_loads": [train_load], "test_loads": test_loads}, {}, []
     elif train_load is not None:
         raise ValueError("this experiment has no cross-load evaluation (--train-loads, --test-loads)")
-    return stage, recordings, cutting, cells, *study_sweep(plan, trained)
+    return stage, recordings, cutting, extra, *study_sweep(plan, trained)
 
 
 def experiment_studies(plan: Plan, trained: TrainedPlan, command: str = "") -> dict[str, dict[str, Any]]:

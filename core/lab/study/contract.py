@@ -9,7 +9,7 @@
                     with --tune-lr also tuned_learning_rates {repeat: {fold: {model: rate}}}; fingerprint (the
                     machine's, core.fingerprint: whether a run can be recomputed bit for bit here; absent in
                     older files); protocol_version (3; absent: 2); train_loads, test_loads (load-out with
-                    --train-loads; one-fold: its one train load and the loads of its cross-load cell,
+                    --train-loads; one-fold: its one train load and the loads of its cross-load tests,
                     core.lab.study.cross_load, from version 8); tune_epochs (the learning-rate trials' cap, when
                     not train.epochs); snr_db (the SNRs every run is also scored at, core.lab.study.noise)
     class_names     the labels, in the order of the class indices below

@@ -1,4 +1,4 @@
-"""A study's cross-load cell: does the encoding's effect hold at motor loads the models never trained at?
+"""A study's cross-load tests: does the encoding's effect hold at motor loads the models never trained at?
 
 A one-fold study given one train load and its test loads (StudyPlan(design="one-fold", train_loads=[0],
 test_loads=[1, 2, 3]); `python -m core.study --design one-fold --train-loads 0 --test-loads 1,2,3`) cuts its fold
@@ -8,7 +8,7 @@ the fold's own test windows, any other load on all its windows, normalised with 
 (core.lab.vibration.loads.cross_load_test_sets). That is how the experiment's cross-load evaluation scores its own
 runs, so a one-fold study of an experiment with cross-load records the experiment's own scores. Each run records
 `cross_load` {accuracy, f1}, one score per load of config.test_loads, in that order; `cross_load_effects`
-compares the study's pairs at each load (core.lab.study.cells). The load-out design differs: it trains a fold
+compares the study's pairs at each load (core.lab.study.extra_tests). The load-out design differs: it trains a fold
 per test load, on every window at the train loads, and compares on the held-out load itself.
 """
 
@@ -22,11 +22,11 @@ import pandas as pd
 from core.lab.contract import is_int, require
 from core.lab.names import ONE_FOLD
 from core.lab.runs import Stage
-from core.lab.study.cells import Cell, effects, effects_frame
+from core.lab.study.extra_tests import ExtraTest, effects, effects_frame
 from core.lab.vibration.loads import cross_load_test_sets, load_name
 from core.lab.vibration.types import Recording
 
-CROSS_LOAD = Cell(
+CROSS_LOAD = ExtraTest(
     "cross_load", "test_loads", "test_load", "test load", load_name, lambda load: f"at load {load}", design=ONE_FOLD
 )
 
@@ -60,7 +60,7 @@ class CrossLoadSets:
         self._made: dict[int, dict[str, tuple[Any, Any]]] = {}
 
     def __call__(self, stage: Stage) -> dict[str, tuple[Any, Any]]:
-        """The stage's test sets by load name ({} where the study has no cross-load cell)."""
+        """The stage's test sets by load name ({} where the study has no cross-load tests)."""
         if self.loads is None:
             return {}
         key = id(stage.windows)
@@ -70,7 +70,7 @@ class CrossLoadSets:
 
 
 def with_cross_load(record: dict[str, Any], run: Mapping[str, Any], test_loads: Sequence[int] | None) -> dict:
-    """The study record of `run` with its scores at the test loads, when the study has a cross-load cell."""
+    """The study record of `run` with its scores at the test loads, when the study has cross-load tests."""
     return {**record, "cross_load": CROSS_LOAD.record(run, test_loads)} if test_loads else record
 
 
@@ -95,7 +95,7 @@ def check_cross_load(study: Mapping[str, Any]) -> None:
 def cross_load_effects(study: Mapping[str, Any], metric: str = "accuracy") -> list[dict[str, Any]]:
     """Per compared pair (the primary first) and per test load, b - a in points with the study's 95 % interval,
     unadjusted, and each model's mean: rows {a, b, metric, test_load, diff, ci95, mean_a, mean_b}; [] without a
-    cross-load cell."""
+    cross-load tests."""
     return effects(CROSS_LOAD, study, metric)
 
 

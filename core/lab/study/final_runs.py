@@ -36,7 +36,7 @@ TestSets = dict[str, tuple[Any, Any]]
 
 
 class ScoredSets:
-    """The further test sets a run of the study is also scored on, those of its cells: noisy copies of its fold's
+    """The further test sets a run of the study is also scored on, its extra tests: noisy copies of its fold's
     test windows (core.lab.study.noise, drawn from its seed) and every window at each test load
     (core.lab.study.cross_load, made once per fold)."""
 
@@ -49,8 +49,8 @@ class ScoredSets:
         return sets or None
 
 
-def with_cells(record: dict[str, Any], run: Mapping[str, Any], plan: Any) -> dict[str, Any]:
-    """The study record of a trained `run` with its scores in each of the study's cells."""
+def with_extra_tests(record: dict[str, Any], run: Mapping[str, Any], plan: Any) -> dict[str, Any]:
+    """The study record of a trained `run` with its scores in each of the study's extra tests."""
     loads = plan.test_loads if plan.design == ONE_FOLD else None
     return with_cross_load(with_noise(record, run, plan.snr_db), run, loads)
 
@@ -88,7 +88,7 @@ def finished_record(
         profile = probe_profile(stage, run["model"], weights, fold, run["seed"])
     model = run["model"]
     record = study_run(run, fold, repeat, None if model in BASELINE_MODELS else stage.config.learning_rate)
-    return with_cells(record, run, plan), profile
+    return with_extra_tests(record, run, plan), profile
 
 
 class TrialRuns:

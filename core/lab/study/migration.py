@@ -7,8 +7,8 @@ migration, which the page's Open (core.lab.reopen), both loaders and the study C
                       core.lab.study.comparisons.one_fold_comparisons), the verdict paragraph with them; the
                       windowing comparison's leak is such a comparison too, made from its per-seed accuracies
              5 -> 6   config.data.split_seed becomes config.data.windowing_seed
-             6 -> 7   nothing (a study's noise cell; the two kinds share one schema_version)
-             7 -> 8   nothing (a one-fold study's cross-load cell)
+             6 -> 7   nothing (a study's noise tests; the two kinds share one schema_version)
+             7 -> 8   nothing (a one-fold study's cross-load tests)
     study    2 -> 3   keys renamed (core.lab.names.STUDY_KEY_RENAMES)
              3 -> 4   one repeat, each run's learning rate, the first comparison primary, the fields version 3 did not
                       compute null, no tuning or sweep runs, no decomposition

@@ -1,12 +1,12 @@
-"""A study's noise cell: does the encoding's effect hold up when the test recordings are noisier?
+"""A study's noise tests: does the encoding's effect hold up when the test recordings are noisier?
 
 With `snr_db` set (StudyPlan, `python -m core.study --snr=-4,0,8`), every one of the study's own runs is also
 scored on noisy copies of its fold's test windows, one per SNR (core.lab.vibration.noise: white Gaussian noise
 at that SNR in every window, drawn from the run's seed, so every model of a (fold, seed) meets the same noise).
 Nothing is trained again. Each run records `noise` {accuracy, f1}: its score at each SNR of config.snr_db, in
 that order. `noise_effects` compares the pairs the study compares at each SNR, on the same (repeat, fold, seed)
-cells and with the study's own interval, unadjusted: a description, not a verdict (core.lab.study.cells, which
-the cross-load cell shares). The experiment's noise
+cells and with the study's own interval, unadjusted: a description, not a verdict (core.lab.study.extra_tests, which
+the cross-load tests share). The experiment's noise
 evaluation (core.lab.evaluations.noise) scores the same copies, so a one-fold study of an experiment with noise
 records the experiment's own noisy scores.
 """
@@ -20,12 +20,12 @@ import pandas as pd
 
 from core.lab.contract import is_number, require
 from core.lab.runs import Stage
-from core.lab.study.cells import Cell, effects, effects_frame
+from core.lab.study.extra_tests import ExtraTest, effects, effects_frame
 from core.lab.vibration.noise import check_snr_list, noise_name, noisy_test_sets
 from core.limits import MAX_SNRS, check_budget
 
 CLEAN = "clean"  # the table's column of the study's own test windows
-NOISE = Cell("noise", "snr_db", "snr_db", "SNR", noise_name, lambda snr: f"{snr:g} dB", own_row=CLEAN)
+NOISE = ExtraTest("noise", "snr_db", "snr_db", "SNR", noise_name, lambda snr: f"{snr:g} dB", own_row=CLEAN)
 
 
 def checked_snr(snr_db: Sequence[float]) -> list[float]:

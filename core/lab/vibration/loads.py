@@ -1,6 +1,6 @@
 """Recordings by motor load: which loads the data holds, which classes were recorded at every load asked for,
 and the test sets of a model trained at one load and tested at others (the experiment's cross-load evaluation,
-the study's cross-load cell and its load-out design all train at some loads and test at others)."""
+the study's cross-load tests and its load-out design all train at some loads and test at others)."""
 
 from __future__ import annotations
 

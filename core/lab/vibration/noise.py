@@ -1,5 +1,5 @@
 """White Gaussian noise at a set SNR on test windows: how the Fault lab asks whether a model still classifies a
-noisier recording. The experiment's noise evaluation (core.lab.evaluations.noise) and a study's noise cell
+noisier recording. The experiment's noise evaluation (core.lab.evaluations.noise) and a study's noise tests
 (core.lab.study.noise) both score these copies, so an SNR means the same wherever it is asked.
 
 SNR = 10·log10(P_signal / P_noise), set per test window, with noise drawn from the run's seed so every model
