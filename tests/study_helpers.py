@@ -3,9 +3,16 @@ seconds (one small encoder layer, 128-sample windows, three folds)."""
 
 from __future__ import annotations
 
+import copy
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
 import core.lab.runs
 from core.lab.models import ModelConfig
-from core.lab.study import StudyPlan
+from core.lab.study import StudyPlan, validate_study
 from core.lab.training import TrainConfig
 from core.lab.vibration import Recording, synthetic_bearing_set
 
@@ -93,3 +100,25 @@ def curve_stub(levels: list[tuple[int, int, dict]]) -> dict:
             for level, contrast, study in levels
         ]
     }
+
+
+def seed_scores(study: dict, key: str, index: int, models) -> dict[str, list[float]]:
+    """Each model's accuracy on one extra test (the run's `key` record at `index`), in seed order."""
+    ordered = sorted(study["runs"], key=lambda run: run["seed"])
+    return {m: [run[key]["accuracy"][index] for run in ordered if run["model"] == m] for m in models}
+
+
+def paired_t(b: list[float], a: list[float]) -> tuple[float, list[float]]:
+    """The mean of 100 (b - a) over seeds and its 95 % t interval (n - 1 df), clipped to the ±100 points an
+    accuracy difference lies in: the one-fold study's interval, computed by hand."""
+    d = 100 * (np.array(b) - np.array(a))
+    half = stats.t.ppf(0.975, len(d) - 1) * d.std(ddof=1) / math.sqrt(len(d))
+    return float(d.mean()), [max(-100.0, d.mean() - half), min(100.0, d.mean() + half)]
+
+
+def assert_refused(study: dict, change, message: str) -> None:
+    """A copy of `study` changed by `change(copy)` is refused by the contract with `message` (a regex)."""
+    broken = copy.deepcopy(study)
+    change(broken)
+    with pytest.raises(ValueError, match=message):
+        validate_study(broken)

@@ -8,12 +8,10 @@ from __future__ import annotations
 
 import copy
 import json
-import math
 import re
 
 import numpy as np
 import pytest
-from scipy import stats
 
 from core.lab.contract import SCHEMA_VERSION
 from core.lab.experiment.plan import Plan, experiment_studies, one_fold_study, plan_results, train_plan
@@ -29,7 +27,7 @@ from core.lab.training import TrainConfig
 from core.lab.vibration import synthetic_bearing_set
 from core.limits import BudgetExceeded
 from tests.apptest_utils import errors, open_lab
-from tests.study_helpers import WINDOW, one_fold_plan
+from tests.study_helpers import WINDOW, assert_refused, one_fold_plan, paired_t, seed_scores
 from ui.lab.study import OWN_STUDY
 
 CONFIG = TrainConfig(model=ModelConfig(patch=16, heads=2, layers=1), epochs=2, threads=1)
@@ -120,18 +118,10 @@ def test_the_effects_are_the_paired_differences_over_seeds_with_their_t_interval
     own, _, far = effects
     primary = study["comparisons"][0]
     assert (own["diff"], own["ci95"]) == (primary["diff"], primary["ci95"])  # the train load: the primary itself
-    by_seed = {
-        model: [
-            r["cross_load"]["accuracy"][2]
-            for r in sorted(study["runs"], key=lambda r: r["seed"])
-            if r["model"] == model
-        ]
-        for model in MODELS
-    }
-    d = 100 * (np.array(by_seed["B"]) - np.array(by_seed["B-noPE"]))
-    assert far["diff"] == pytest.approx(d.mean(), abs=1e-9)
-    half = stats.t.ppf(0.975, len(d) - 1) * d.std(ddof=1) / math.sqrt(len(d))
-    assert far["ci95"] == pytest.approx([max(-100.0, d.mean() - half), min(100.0, d.mean() + half)], abs=1e-9)
+    by_seed = seed_scores(study, "cross_load", 2, MODELS)
+    mean, expected = paired_t(by_seed["B"], by_seed["B-noPE"])
+    assert far["diff"] == pytest.approx(mean, abs=1e-9)
+    assert far["ci95"] == pytest.approx(expected, abs=1e-9)
     assert far["mean_a"] == pytest.approx(100 * np.mean(by_seed["B-noPE"]), abs=1e-9)
     table = cross_load_frame(effects)
     assert list(table["test set"]) == ["at load 0", "at load 1", "at load 2"]
@@ -157,17 +147,17 @@ def test_the_plan_and_the_contract_refuse_in_words_what_the_cell_cannot_mean(rec
     with pytest.raises(ValueError, match="belong to the load-out and one-fold designs, not time-cv"):
         StudyPlan(recordings, design="time-cv", models=MODELS, train_loads=[0], test_loads=[1])
 
-    def refused(change, message):
-        broken = copy.deepcopy(study)
-        change(broken)
-        with pytest.raises(ValueError, match=message):
-            validate_study(broken)
-
-    refused(lambda s: s["runs"][0].pop("cross_load"), r"runs\[0\]\.cross_load must hold")
-    refused(lambda s: s["runs"][1]["cross_load"]["accuracy"].pop(), r"runs\[1\]\.cross_load\.accuracy must hold")
-    refused(lambda s: s["config"].update(train_loads=[0, 1]), "config.train_loads holds one load")
-    refused(lambda s: s["config"].update(test_loads=[0, 0, 1]), "config.test_loads must hold distinct loads")
-    refused(lambda s: s["config"].update(train_loads=None, test_loads=None), r"runs\[0\]\.cross_load needs config")
+    assert_refused(study, lambda s: s["runs"][0].pop("cross_load"), r"runs\[0\]\.cross_load must hold")
+    assert_refused(
+        study, lambda s: s["runs"][1]["cross_load"]["accuracy"].pop(), r"runs\[1\]\.cross_load\.accuracy must hold"
+    )
+    assert_refused(study, lambda s: s["config"].update(train_loads=[0, 1]), "config.train_loads holds one load")
+    assert_refused(
+        study, lambda s: s["config"].update(test_loads=[0, 0, 1]), "config.test_loads must hold distinct loads"
+    )
+    assert_refused(
+        study, lambda s: s["config"].update(train_loads=None, test_loads=None), r"runs\[0\]\.cross_load needs config"
+    )
 
 
 def test_the_study_cli_trains_the_cell_and_prints_its_table(tmp_path, capsys):

@@ -7,12 +7,10 @@ from __future__ import annotations
 
 import copy
 import json
-import math
 import re
 
 import numpy as np
 import pytest
-from scipy import stats
 
 from core.lab.contract import SCHEMA_VERSION
 from core.lab.data_spec import DataSpec
@@ -28,7 +26,7 @@ from core.lab.study.migration import migrate
 from core.lab.study.noise import noise_effects, noise_frame
 from core.lab.training import TrainConfig
 from core.limits import BudgetExceeded
-from tests.study_helpers import one_fold_plan, three_recordings
+from tests.study_helpers import assert_refused, one_fold_plan, paired_t, seed_scores, three_recordings
 
 CONFIG = TrainConfig(model=ModelConfig(patch=16, heads=2, layers=1), epochs=2, threads=1)
 MODELS, SEEDS = ["B-noPE", "B"], [0, 1, 2]
@@ -82,18 +80,9 @@ def test_the_effects_are_the_paired_differences_over_seeds_with_their_t_interval
     primary = noisy_study["comparisons"][0]
     assert (clean["diff"], clean["ci95"]) == (primary["diff"], primary["ci95"])  # the primary is unadjusted
     assert (vanishing["diff"], vanishing["ci95"]) == (clean["diff"], clean["ci95"])
-    by_seed = {
-        model: [
-            run["noise"]["accuracy"][0]
-            for run in sorted(noisy_study["runs"], key=lambda r: r["seed"])
-            if run["model"] == model
-        ]
-        for model in MODELS
-    }
-    d = 100 * (np.array(by_seed["B"]) - np.array(by_seed["B-noPE"]))
-    assert loud["diff"] == pytest.approx(d.mean(), abs=1e-9)
-    half = stats.t.ppf(0.975, len(d) - 1) * d.std(ddof=1) / math.sqrt(len(d))
-    expected = [max(-100.0, d.mean() - half), min(100.0, d.mean() + half)]  # accuracy differences lie in ±100
+    by_seed = seed_scores(noisy_study, "noise", 0, MODELS)
+    mean, expected = paired_t(by_seed["B"], by_seed["B-noPE"])
+    assert loud["diff"] == pytest.approx(mean, abs=1e-9)
     assert loud["ci95"] == pytest.approx(expected, abs=1e-9)
     assert loud["mean_b"] == pytest.approx(100 * np.mean(by_seed["B"]), abs=1e-9)
     table = noise_frame(effects)
@@ -107,18 +96,20 @@ def test_a_tuned_study_takes_its_first_seeds_runs_from_the_trials_with_their_noi
     assert all(run["noise"]["accuracy"] == [run["accuracy"]] for run in study["runs"])
 
 
-def test_the_contract_refuses_a_noise_cell_that_does_not_match_its_snrs(noisy_study):
-    def refused(change, message):
-        broken = copy.deepcopy(noisy_study)
-        change(broken)
-        with pytest.raises(ValueError, match=message):
-            validate_study(broken)
-
-    refused(lambda s: s["runs"][0].pop("noise"), r"runs\[0\]\.noise must hold")
-    refused(lambda s: s["runs"][1]["noise"]["accuracy"].pop(), r"runs\[1\]\.noise\.accuracy must hold a fraction per")
-    refused(lambda s: s["runs"][1]["noise"]["f1"].__setitem__(0, 1.5), r"runs\[1\]\.noise\.f1")
-    refused(lambda s: s["config"].pop("snr_db"), r"runs\[0\]\.noise needs config\.snr_db")
-    refused(lambda s: s["config"].update(snr_db=[0, 0, 1]), "config.snr_db must be a non-empty list of distinct")
+def test_the_contract_refuses_noise_tests_that_do_not_match_their_snrs(noisy_study):
+    assert_refused(noisy_study, lambda s: s["runs"][0].pop("noise"), r"runs\[0\]\.noise must hold")
+    assert_refused(
+        noisy_study,
+        lambda s: s["runs"][1]["noise"]["accuracy"].pop(),
+        r"runs\[1\]\.noise\.accuracy must hold a fraction per",
+    )
+    assert_refused(noisy_study, lambda s: s["runs"][1]["noise"]["f1"].__setitem__(0, 1.5), r"runs\[1\]\.noise\.f1")
+    assert_refused(noisy_study, lambda s: s["config"].pop("snr_db"), r"runs\[0\]\.noise needs config\.snr_db")
+    assert_refused(
+        noisy_study,
+        lambda s: s["config"].update(snr_db=[0, 0, 1]),
+        "config.snr_db must be a non-empty list of distinct",
+    )
     with pytest.raises(ValueError, match="must not repeat"):
         StudyPlan(three_recordings(), design="one-fold", models=MODELS, snr_db=[0, 0])
 

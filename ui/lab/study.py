@@ -133,6 +133,25 @@ def _study_summary(study: dict[str, Any], comparisons: list[dict], verdict_shown
                 st.caption(sentence_markdown(comparison["sentence"]))
 
 
+EXTRA_TEST_TABLES = (  # a study's extra tests (core.lab.study.extra_tests): effects, table, its key, its lead
+    (
+        noise_effects,
+        noise_frame,
+        "study_noise",
+        lambda config: "**With noise**: each run scored again on its test windows with white noise at each SNR",
+    ),
+    (
+        cross_load_effects,
+        cross_load_frame,
+        "study_cross_load",
+        lambda config: (
+            f"**At other loads**: each run trained at {config['train_loads'][0]} scored again on every "
+            "window at each test load"
+        ),
+    ),
+)
+
+
 def show_study(study: dict[str, Any], verdict_shown: bool = False) -> None:
     """A study's comparisons, and on request its figures; every string of it is shown as text (it may come from
     a file a visitor opened). With `verdict_shown` (a shipped study, whose verdict the page shows above) its
@@ -170,20 +189,13 @@ def show_study(study: dict[str, Any], verdict_shown: bool = False) -> None:
             "95 % CI unadjusted: a description, not a verdict"
         )
         show_table(sweep_frame(effects), f"study_{field}")
-    if effects := noise_effects(study, config["metric"]):
-        st.markdown(
-            f"**With noise**: each run scored again on its test windows with white noise at each SNR (nothing "
-            f"retrained), {markdown_literal(effects[0]['metric'])} in %, the pairs compared on the same cells, 95 % "
-            "CI unadjusted: a description, not a verdict"
-        )
-        show_table(noise_frame(effects), "study_noise")
-    if effects := cross_load_effects(study, config["metric"]):
-        st.markdown(
-            f"**At other loads**: each run trained at {config['train_loads'][0]} scored again on every window at each "
-            f"test load (nothing retrained), {markdown_literal(effects[0]['metric'])} in %, the pairs compared on "
-            "the same cells, 95 % CI unadjusted: a description, not a verdict"
-        )
-        show_table(cross_load_frame(effects), "study_cross_load")
+    for effects_of, frame, key, lead in EXTRA_TEST_TABLES:
+        if effects := effects_of(study, config["metric"]):
+            st.markdown(
+                f"{lead(config)} (nothing retrained), {markdown_literal(effects[0]['metric'])} in %, the pairs "
+                "compared on the same cells, 95 % CI unadjusted: a description, not a verdict"
+            )
+            show_table(frame(effects), key)
     with data_section("study_figures"):  # one download for the study's figures (the tables keep their own)
         _study_figures(study, comparisons)
 
