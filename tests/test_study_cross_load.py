@@ -19,7 +19,7 @@ from core.lab.models import ModelConfig
 from core.lab.reopen import open_saved
 from core.lab.stats import words
 from core.lab.study import StudyPlan, run_study, validate_study
-from core.lab.study.cli import build_parser, main, make_study_plan
+from core.lab.study.cli import _runs_line, build_parser, main, make_study_plan
 from core.lab.study.contract import load_study
 from core.lab.study.cross_load import cross_load_effects, cross_load_frame
 from core.lab.study.migration import migrate
@@ -170,6 +170,7 @@ def test_the_study_cli_trains_the_cell_and_prints_its_table(tmp_path, capsys):
         "train_loads": [0],
         "test_loads": [1],
     }
+    assert _runs_line(plan, 1, plan.run_count()) == "one-fold study: 4 runs (2 models x 2 seeds x 1 fold x 1 repeat)"
     assert main([*argv, "--accept-wide", "--quiet", "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     saved = load_study(out)

@@ -274,10 +274,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return refuse_wide(wide)
         total = plan.run_count()
         if not args.quiet:
-            print(
-                f"{args.design} study: {report.plural(total, 'run')} ({report.plural(len(plan.models), 'model')} x "
-                f"{report.plural(len(plan.seeds), 'seed')} x folds x {report.plural(plan.repeat_count(), 'repeat')})"
-            )
+            print(_runs_line(plan, len(tested), total))
             print(plan_wait_line(plan), flush=True)
         study = run_study(plan, progress=None if args.quiet else say)
     except (DataError, ValueError) as error:
@@ -297,6 +294,17 @@ def _print_leak(time_path: Path, random_path: Path) -> int:
     for comparison in leak.values():
         print(comparison["sentence"])
     return 0
+
+
+def _runs_line(plan: StudyPlan, folds: int, total: int) -> str:
+    """What the study trains: "one-fold study: 6 runs (2 models x 3 seeds x 1 fold x 1 repeat)", and where
+    learning-rate trials or a sweep add runs, that they do."""
+    counts = [(len(plan.models), "model"), (len(plan.seeds), "seed"), (folds, "fold"), (plan.repeat_count(), "repeat")]
+    grid = " x ".join(report.plural(count, noun) for count, noun in counts)
+    extra = (("learning-rate trials", plan.tune_lr), ("sweep runs", plan.sweep_values))
+    also = [words for words, given in extra if given]
+    more = f", with its {' and '.join(also)}" if also else ""
+    return f"{plan.design} study: {report.plural(total, 'run')} ({grid}{more})"
 
 
 def _report(study: dict, out: Path, started: float) -> int:
