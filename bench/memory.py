@@ -7,6 +7,7 @@ and its peak.
 
     python bench/memory.py [--sessions 1] [--fill-caches] [--train-timeout 1200]
     python bench/memory.py --smoke    # seconds: the home page, then the Fault lab's smallest press
+    python bench/memory.py --every-evaluation    # the press with every evaluation at once (two seeds)
 
 With --sessions N, N browsers take the same tour at the same time (each with its own session, so N
 trainings, which the server queues one after another): the figure for several users at once.
@@ -82,6 +83,20 @@ CACHE_FILLING_STEPS = [
     for layout in ("interleaved", "concatenated")
 ]
 ALL_LOADS = "&".join(f"loads={load}" for load in (0, 1, 2, 3))
+# A press with every evaluation at once, within the page's budget (two seeds): each adds runs and, since every
+# evaluation's runs are also kept as one-fold studies in the session (the other windowing's, the further train
+# load's, the second sweep's), more held per visitor than the default press
+EVERY_EVALUATION = "&".join(
+    [
+        "n_seeds=2",
+        *(f"loads={load}" for load in (0, 1, 2)),
+        "compare_windowings=true",
+        "snr=0&snr=8",
+        "train_loads=0&train_loads=1&test_loads=2",
+        "d_model_sweep=16&d_model_sweep=32",
+        "pe_scale_sweep=0.0&pe_scale_sweep=1.0",
+    ]
+)
 
 
 def status_kb(pid: int, field_name: str) -> int:
@@ -175,8 +190,11 @@ def check_link_kept(page, query: str) -> None:
         raise SystemExit(f"the page changed these settings (asked, shown): {changed}")
 
 
-def tour(page, url: str, train_timeout_s: float, report, fill_caches: bool = False, smoke: bool = False) -> None:
-    """Every step, reported as it ends (--smoke: the home page, then the Fault lab's smallest press)."""
+def tour(
+    page, url: str, train_timeout_s: float, report, fill_caches: bool = False, smoke: bool = False, every: bool = False
+) -> None:
+    """Every step, reported as it ends (--smoke: the home page, then the Fault lab's smallest press; with `every`
+    the press has every evaluation, EVERY_EVALUATION)."""
     steps = EXPLAINER_STEPS[:1] if smoke else (CACHE_FILLING_STEPS if fill_caches else []) + EXPLAINER_STEPS
     for label, query, expect_text in steps:
         start = time.perf_counter()
@@ -193,24 +211,28 @@ def tour(page, url: str, train_timeout_s: float, report, fill_caches: bool = Fal
         settle(page, "loads 0, 1, 2, 3 HP)")
         report("fault lab, synthetic set at 0-3 HP", time.perf_counter() - start)
 
-    # One training with the defaults on the default synthetic set, in a fresh session.
+    # One training with the defaults on the default synthetic set (or every evaluation), in a fresh session.
+    link = SMOKE_LINK if smoke else EVERY_EVALUATION if every else ""
+    press = "smallest press" if smoke else "every evaluation" if every else "defaults"
     start = time.perf_counter()
-    page.goto(f"{url}/fault_lab{'?' + SMOKE_LINK if smoke else ''}", wait_until="domcontentloaded")
+    page.goto(f"{url}/fault_lab{'?' + link if link else ''}", wait_until="domcontentloaded")
     settle(page, "3 · Experiment")
-    report("fault lab, smallest press" if smoke else "fault lab, defaults", time.perf_counter() - start)
+    report(f"fault lab, {press}", time.perf_counter() - start)
     start = time.perf_counter()
     page.get_by_role("button", name="Train and compare").click()
     settle(page, "windowing · window", timeout_ms=int(train_timeout_s * 1000))  # the results caption
-    report(f"fault lab, trained ({'smallest press' if smoke else 'defaults'})", time.perf_counter() - start)
+    report(f"fault lab, trained ({press})", time.perf_counter() - start)
 
 
-def visitor(url: str, train_timeout_s: float, report, fill_caches: bool, smoke: bool = False) -> None:
+def visitor(
+    url: str, train_timeout_s: float, report, fill_caches: bool, smoke: bool = False, every: bool = False
+) -> None:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:  # one per thread: Playwright's sync API is not thread-safe
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=live_server.CHROMIUM_FLAGS)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        tour(page, url, train_timeout_s, report, fill_caches, smoke)
+        tour(page, url, train_timeout_s, report, fill_caches, smoke, every)
         browser.close()
 
 
@@ -222,6 +244,9 @@ def parse_arguments() -> argparse.Namespace:
     )
     parser.add_argument("--train-timeout", type=float, default=1200.0, help="seconds to wait for the training")
     parser.add_argument("--smoke", action="store_true", help="seconds: the home page and the smallest press")
+    parser.add_argument(
+        "--every-evaluation", action="store_true", help="the press has every evaluation at once (two seeds)"
+    )
     return parser.parse_args()
 
 
@@ -244,7 +269,7 @@ def tours(url: str, watch: MemoryWatch, args: argparse.Namespace) -> list[BaseEx
 
     def run(session: int) -> None:
         try:
-            visitor(url, args.train_timeout, reporter(session), args.fill_caches, args.smoke)
+            visitor(url, args.train_timeout, reporter(session), args.fill_caches, args.smoke, args.every_evaluation)
         except BaseException as error:  # reported after the other sessions finish
             failures.append(error)
 
@@ -280,7 +305,8 @@ def main() -> None:
         f"\nserver peak resident memory (VmHWM): {server_peak:.0f} MB; child processes at most "
         f"{mb(watch.children_peak_kb):.0f} MB; peak {peak:.0f} MB against the {BUDGET_MB:.0f} MB budget: "
         f"{'ok' if peak < BUDGET_MB else 'OVER'}  ({args.sessions} session(s)"
-        f"{', caches filled' if args.fill_caches else ''}, {os.cpu_count()} CPUs)"
+        f"{', caches filled' if args.fill_caches else ''}{', every evaluation' if args.every_evaluation else ''}, "
+        f"{os.cpu_count()} CPUs)"
     )
     if peak >= BUDGET_MB:
         sys.exit(1)
