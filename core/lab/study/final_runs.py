@@ -35,7 +35,7 @@ Profiles = dict[str, dict[str, Any]]
 TestSets = dict[str, tuple[Any, Any]]
 
 
-class ScoredSets:
+class ExtraTestSets:
     """The further test sets a run of the study is also scored on, its extra tests: noisy copies of its fold's
     test windows (core.lab.study.noise, drawn from its seed) and every window at each test load
     (core.lab.study.cross_load, made once per fold)."""
@@ -44,7 +44,7 @@ class ScoredSets:
         self.snr_db, self.loads = plan.snr_db, CrossLoadSets(plan, recordings)
 
     def __call__(self, stage: Stage, seed: int) -> TestSets | None:
-        """A run's further test sets by name (None: the study has no cell)."""
+        """A run's further test sets by name (None: the study has no extra tests)."""
         sets = {**(noise_test_sets(self.snr_db, stage, seed) or {}), **self.loads(stage)}
         return sets or None
 
@@ -95,7 +95,7 @@ class TrialRuns:
     """The learning-rate trials' full records (and profiles), by (repeat, fold, seed, model, rate), for the study's
     own runs; from the checkpoint too, so a resumed study takes them as an uninterrupted one does."""
 
-    def __init__(self, plan: Any, first: Fold, store: Checkpoint | None, scored: ScoredSets) -> None:
+    def __init__(self, plan: Any, first: Fold, store: Checkpoint | None, scored: ExtraTestSets) -> None:
         self.plan, self.first, self.store = plan, first, store
         self.scored = scored  # a kept trial is scored as the run it becomes
         self._kept: dict[tuple, tuple[dict[str, Any], dict[str, Any] | None]] = {}
@@ -137,7 +137,7 @@ def final_run(
     store: Checkpoint | None,
     profiles: Profiles,
     trials: TrialRuns | None,
-    scored: ScoredSets,
+    scored: ExtraTestSets,
 ) -> Callable[[Stage, int, str, Callable[[], bool] | None], dict[str, Any]]:
     """The study's train_one: a run of (repeat, fold, model) at its stage's rate, taken from the checkpoint when
     it finished before, or from the trial that is the same run, else trained (and checkpointed); the first seed's

@@ -27,7 +27,7 @@ from core.lab.study.checks import CUTTING_KEYS
 from core.lab.study.comparisons import STUDY_METRICS, compare_all, decomposition
 from core.lab.study.contract import validate_study
 from core.lab.study.cross_load import check_one_fold_loads
-from core.lab.study.final_runs import ScoredSets, TrialRuns, final_run
+from core.lab.study.final_runs import ExtraTestSets, TrialRuns, final_run
 from core.lab.study.folds import Fold, fault_location, make_folds
 from core.lab.study.noise import checked_snr
 from core.lab.study.order_gap import order_gap
@@ -262,7 +262,7 @@ def run_study(
 
     tuning: list[dict[str, Any]] = []
     tuned = None
-    scored = ScoredSets(plan, recordings)
+    scored = ExtraTestSets(plan, recordings)
     trials = TrialRuns(plan, folds[0], store, scored) if TrialRuns.applies(plan) else None
     if plan.tune_lr:
         tuning = learning_rate_trials(plan, folds, emit, should_stop, trainer, store, trials)
