@@ -209,3 +209,19 @@ def test_a_study_of_the_previous_version_reads_as_the_current_one_unchanged(stud
     assert current == {**previous, "schema_version": SCHEMA_VERSION} and SCHEMA_VERSION == 8
     validate_study(current)
     assert cross_load_effects(current) == []
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda s: s["config"].update(train_loads=["<b>0</b>"]), "config.train_loads must be null or a non-empty list"),
+        (lambda s: s["config"].update(test_loads=[[1]]), "config.test_loads must be null or a non-empty list"),
+        (lambda s: s["runs"][0].update(cross_load={"accuracy": ["x"] * 3, "f1": [0.5] * 3}), "cross_load.accuracy"),
+        (lambda s: s["runs"][0].update(cross_load=[1, 2]), r"runs\[0\]\.cross_load must hold"),
+    ],
+)
+def test_a_hostile_file_is_refused_in_words_before_its_loads_reach_the_page(study, change, message):
+    hostile = copy.deepcopy(study)
+    change(hostile)
+    with pytest.raises(ValueError, match=message):
+        open_saved(json.dumps(hostile).encode())
