@@ -122,3 +122,13 @@ def assert_refused(study: dict, change, message: str) -> None:
     change(broken)
     with pytest.raises(ValueError, match=message):
         validate_study(broken)
+
+
+def assert_hand_computed(row: dict, study: dict, key: str, index: int, a: str = "B-noPE", b: str = "B") -> None:
+    """An effects row of the extra test `key` at `index` is b - a over seeds with its paired t interval and each
+    model's mean, all computed by hand from the runs' scores."""
+    by_seed = seed_scores(study, key, index, (a, b))
+    mean, expected = paired_t(by_seed[b], by_seed[a])
+    assert row["diff"] == pytest.approx(mean, abs=1e-9)
+    assert row["ci95"] == pytest.approx(expected, abs=1e-9)
+    assert (row["mean_a"], row["mean_b"]) == pytest.approx((100 * np.mean(by_seed[a]), 100 * np.mean(by_seed[b])))

@@ -174,8 +174,8 @@ class Job:
     def one_fold_study(self, name: str | None = None) -> dict[str, Any] | None:
         """A finished experiment's own runs as a study with one fold (core.lab.experiment.plan.one_fold_study), or
         another of its one-fold studies by name (experiment_studies: the other windowing's "random", a further train
-        load's "load1"); None for a study, a stopped experiment, one that has no such study (finished windows, a
-        metric a study does not compare on) or no runs of that name."""
+        load's "load1", a second sweep's "pe_scale_sweep"); None for a study, a stopped experiment, one that has no
+        such study (finished windows, a metric a study does not compare on) or no runs of that name."""
         with self._lock:
             if not self._one_fold:
                 return None

@@ -225,8 +225,8 @@ MIME_TYPES = {"json": "application/json", "csv": "text/csv", "pt": "application/
 
 def _study_downloads() -> list[tuple[str, Any, str, str, str]]:
     """The press's runs as a one-fold study, and its other one-fold studies: with a windowing comparison the other
-    windowing's runs (the two `python -m core.study --leak` compares), with cross-load each further train load's:
-    (label, data, file name, key, help) of each kept."""
+    windowing's runs (the two `python -m core.study --leak` compares), with cross-load each further train load's, with
+    two sweeps the second's: (label, data, file name, key, help) of each kept."""
     offered = []
     if study := st.session_state.get(ONE_FOLD_KEY):
         study_help = "The same runs as a study with one fold, each window's prediction kept: 5 · Study opens it"

@@ -150,7 +150,8 @@ def protocol_version(study: Mapping[str, Any]) -> int:
 def shares_training(study: Mapping[str, Any]) -> bool:
     """Whether every fold trains the same models on the same windows (a load-out study with config.train_loads),
     so that the seed is the unit of its intervals."""
-    return study["config"].get("train_loads") is not None
+    config = study["config"]
+    return config["design"] == "load-out" and config.get("train_loads") is not None  # one-fold: its cross-load tests
 
 
 def fold_test_windows(study: Mapping[str, Any], keys: Sequence[tuple[int, int]]) -> np.ndarray:
