@@ -22,6 +22,7 @@ from core.lab.study.cli import _runs_line, build_parser, main, make_study_plan
 from core.lab.study.comparisons import shares_training
 from core.lab.study.contract import load_study
 from core.lab.study.cross_load import cross_load_effects, cross_load_frame
+from core.lab.study.leak import study_leak
 from core.lab.study.migration import migrate
 from core.lab.training import TrainConfig
 from core.lab.vibration import synthetic_bearing_set
@@ -222,3 +223,19 @@ def test_a_hostile_file_is_refused_in_words_before_its_loads_reach_the_page(stud
     change(hostile)
     with pytest.raises(ValueError, match=message):
         open_saved(json.dumps(hostile).encode())
+
+
+def test_the_leak_pairs_the_train_loads_own_studies_and_refuses_another_loads(recordings):
+    cutting = {"window": WINDOW, **CUT}
+    settings = {"train_loads": [0, 1], "test_loads": [2], "compare_windowings": True}
+    plan = Plan(recordings, MODELS, [0, 1], config=CONFIG, cutting=cutting, evaluations=settings)
+    trained = train_plan(plan)
+    studies = experiment_studies(plan, trained)
+    assert list(studies) == ["time", "random", "load1"]
+    leak = study_leak(studies["time"], studies["random"])  # the press's own pair: both trained at 0 HP
+    block = plan_results(plan, trained)["windowing_comparison"]["leak"]
+    assert {model: row["diff"] for model, row in leak.items()} == {model: row["diff"] for model, row in block.items()}
+    with pytest.raises(
+        ValueError, match="differ in their windowing alone; they differ in \\['the loads trained at'\\]"
+    ):
+        study_leak(studies["load1"], studies["random"])  # trained at 1 HP against windows dealt at 0 HP

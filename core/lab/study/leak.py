@@ -69,10 +69,19 @@ def study_leak(time_study: Mapping[str, Any], random_study: Mapping[str, Any]) -
                 f"given is a {config['design']} study{f' with {given} windowing' if given else ''}"
             )
     differ = [key for key in SAME if time_study["config"].get(key) != random_study["config"].get(key)]
+    differ += ["the loads trained at"] if _trained_at(time_study) != _trained_at(random_study) else []
     shares = [study["config"]["cutting"]["shares"] for study in studies.values()]
     if differ or shares[0] != shares[1]:
         raise ValueError(f"the two studies must differ in their windowing alone; they differ in {differ or ['shares']}")
     return leak_by_model({w: s["runs"] for w, s in studies.items()}, float(time_study["config"]["margin"]))
+
+
+def _trained_at(study: Mapping[str, Any]) -> set[Any]:
+    """The motor loads a one-fold study trained at: its one train load where it has cross-load tests (its recordings
+    list every load then), else the loads of its recordings (an experiment's other windowing lists the train load's
+    alone)."""
+    loads = study["config"].get("train_loads")
+    return set(loads) if loads is not None else {recording.get("load_hp") for recording in study["recordings"]}
 
 
 def leak_frame(leak: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
